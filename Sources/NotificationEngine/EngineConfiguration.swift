@@ -1,0 +1,47 @@
+import Foundation
+import NotificationModel
+
+/// Settings of the engine that Apple's framework does not have.
+public struct EngineConfiguration: Sendable {
+    /// How many dated pending requests an app may keep; the soonest-firing ones are kept and the rest discarded,
+    /// as Apple documents for its system (64, a repeating request counting once). `nil` turns the cap off.
+    public var pendingCap: Int?
+
+    /// How `requestAuthorization` is answered when no person can be asked.
+    public var authorizationPolicy: AuthorizationPolicy
+
+    /// How long a foreground app's `willPresent` may take before the engine stops waiting.
+    public var willPresentDeadline: TimeInterval
+
+    /// How long a claim on a due request lasts before another engine (or this one after a crash) may deliver
+    /// it again.
+    public var claimLease: TimeInterval
+
+    /// The default cap Apple documents.
+    public static let applePendingCap = 64
+
+    public init(
+        pendingCap: Int? = EngineConfiguration.applePendingCap,
+        authorizationPolicy: AuthorizationPolicy = .grantRequested,
+        willPresentDeadline: TimeInterval = 10,
+        claimLease: TimeInterval = 60
+    ) {
+        self.pendingCap = pendingCap
+        self.authorizationPolicy = authorizationPolicy
+        self.willPresentDeadline = willPresentDeadline
+        self.claimLease = claimLease
+    }
+}
+
+/// How authorization requests are answered on a machine where no system prompt exists.
+public enum AuthorizationPolicy: String, Sendable, Hashable, CaseIterable {
+    /// Grant exactly the options the app asks for (the headless default).
+    case grantRequested = "grant"
+    /// Deny every request, as a person who always taps "Don't Allow".
+    case deny
+
+    /// Reads `OPENUN_AUTHORIZATION` (`grant` or `deny`).
+    public static func fromEnvironment(_ environment: [String: String]) -> AuthorizationPolicy? {
+        environment["OPENUN_AUTHORIZATION"].flatMap(AuthorizationPolicy.init(rawValue:))
+    }
+}

@@ -1,0 +1,439 @@
+import Foundation
+import Logging
+import NotificationModel
+
+/// The scheduling engine: accepts requests for every app, keeps them in a ``NotificationStore``, and delivers
+/// each one when it falls due, through the app's own process when it runs (a ``ForegroundApp``) and through a
+/// ``NotificationPresenter`` otherwise.
+///
+/// The engine does not poll. ``run()`` sleeps on the injected clock until the next fire date or until something
+/// changes, so an idle engine wakes up zero times a minute. Tests call ``deliverDue()`` after advancing a manual
+/// clock instead of running the loop.
+public actor NotificationScheduler {
+    public nonisolated let store: any NotificationStore
+    public nonisolated let clock: any NotificationClock
+    public nonisolated let presenter: any NotificationPresenter
+    public nonisolated let configuration: EngineConfiguration
+    nonisolated let logger: Logger
+
+    private let wake = WakeSignal()
+    private var foregroundApps: [String: any ForegroundApp] = [:]
+    private var plannedTimeZone: String?
+
+    private static let planZoneKey = "plan.timeZone"
+    private static let claimBatch = 256
+
+    /// Creates an engine.
+    ///
+    /// - Parameters:
+    ///   - store: Where requests live; the engine resumes whatever the store already holds.
+    ///   - clock: The source of time; a manual clock in tests.
+    ///   - presenter: What shows notifications when the app does not run.
+    ///   - configuration: The pending cap, authorization policy and deadlines.
+    ///   - logger: Where discards, skips and failures are logged.
+    public init(
+        store: any NotificationStore, clock: any NotificationClock, presenter: any NotificationPresenter,
+        configuration: EngineConfiguration = EngineConfiguration(),
+        logger: Logger = Logger(label: "OpenUserNotifications.engine")
+    ) {
+        self.store = store
+        self.clock = clock
+        self.presenter = presenter
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    // MARK: - Requests
+
+    /// Schedules a request, replacing any pending request of the app with the same identifier.
+    ///
+    /// - Throws: ``EngineError`` with `notificationsNotAllowed` when the app was denied, `invalidTrigger` for a
+    ///   trigger Apple would trap on, `invalidNoDate` when a calendar trigger can never match.
+    public func add(_ spec: RequestSpec, appID: String) throws {
+        let state = try appState(appID: appID)
+        guard state.authorization != .denied else {
+            throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
+        }
+        if let trigger = spec.trigger { try TriggerPlanner.validate(trigger) }
+        try checkPlannedZone()
+        let now = clock.now
+        let fireDate = TriggerPlanner.firstFireDate(for: spec.trigger, addedAt: now, calendar: clock.calendar)
+        if fireDate == nil, case .calendar = spec.trigger {
+            throw EngineError(.invalidNoDate, "no date matches the calendar trigger of '\(spec.identifier)'")
+        }
+        let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
+        let insertion = try storeCall { try store.insertPending(request, cap: configuration.pendingCap, at: now) }
+        for discarded in insertion.discarded {
+            logger.warning(
+                "discarded pending request: more than the pending cap",
+                metadata: ["app": "\(appID)", "request": "\(discarded.identifier)", "cap": "\(configuration.pendingCap ?? 0)"])
+        }
+        wake.signal()
+    }
+
+    /// The app's pending requests.
+    public func pendingRequests(appID: String) throws -> [PendingRequest] {
+        try storeCall { try store.pendingRequests(appID: appID) }
+    }
+
+    /// Removes pending requests, stopping every future fire of repeating ones; `nil` removes all of the app's.
+    public func removePending(appID: String, identifiers: [String]?) throws {
+        _ = try storeCall { try store.removePending(appID: appID, identifiers: identifiers) }
+        wake.signal()
+    }
+
+    // MARK: - Delivered notifications
+
+    public func deliveredNotifications(appID: String) throws -> [DeliveredNotification] {
+        try storeCall { try store.deliveredNotifications(appID: appID) }
+    }
+
+    /// Removes delivered notifications from the list and from the screen; `nil` removes all of the app's.
+    public func removeDelivered(appID: String, identifiers: [String]?) async throws {
+        let removed = try storeCall { try store.removeDelivered(appID: appID, identifiers: identifiers, outcome: .removed) }
+        if !removed.isEmpty { await presenter.withdraw(appID: appID, identifiers: removed.map(\.identifier)) }
+    }
+
+    // MARK: - Categories, authorization, badge
+
+    /// Replaces the app's categories as a whole.
+    public func setCategories(_ categories: [CategorySpec], appID: String) throws {
+        try storeCall { try store.setCategories(categories, appID: appID) }
+    }
+
+    public func categories(appID: String) throws -> [CategorySpec] {
+        try storeCall { try store.categories(appID: appID) }
+    }
+
+    /// The app's state, or a fresh `notDetermined` one for an app the store has never seen.
+    public func appState(appID: String) throws -> AppState {
+        try storeCall { try store.appState(appID: appID) } ?? AppState(appID: appID)
+    }
+
+    /// Answers an authorization request according to the ``AuthorizationPolicy``.
+    ///
+    /// The first request decides, as on Apple platforms where the prompt appears once; later requests return
+    /// that decision. A request for `.provisional` is granted provisionally without asking.
+    /// - Returns: Whether the app may notify.
+    public func requestAuthorization(appID: String, options: AuthorizationSet) throws -> Bool {
+        var state = try appState(appID: appID)
+        guard state.authorization == .notDetermined || state.authorization == .provisional else {
+            return state.authorization.allowsDelivery
+        }
+        switch configuration.authorizationPolicy {
+        case .grantRequested:
+            let provisionalOnly = options.contains(.provisional) && state.authorization == .notDetermined
+            state.authorization = provisionalOnly ? .provisional : .authorized
+            state.grantedOptions = options.subtracting(provisionalOnly ? [] : [.provisional])
+        case .deny:
+            state.authorization = .denied
+            state.grantedOptions = []
+        }
+        try storeCall { try store.saveAppState(state) }
+        return state.authorization.allowsDelivery
+    }
+
+    /// Sets an app's authorization directly, as a person does in the system's settings.
+    public func setAuthorization(appID: String, status: AuthorizationStatus, options: AuthorizationSet) throws {
+        var state = try appState(appID: appID)
+        state.authorization = status
+        state.grantedOptions = status == .denied || status == .notDetermined ? [] : options
+        try storeCall { try store.saveAppState(state) }
+    }
+
+    /// Sets the app's badge count; 0 hides it.
+    /// - Throws: ``EngineError`` with `badgeInputInvalid` for a negative count.
+    public func setBadge(appID: String, count: Int) async throws {
+        guard count >= 0 else { throw EngineError(.badgeInputInvalid, "badge count must not be negative (got \(count))") }
+        var state = try appState(appID: appID)
+        state.badge = count
+        try storeCall { try store.saveAppState(state) }
+        await presenter.badgeDidChange(appID: appID, count: count)
+    }
+
+    public func allApps() throws -> [AppState] {
+        try storeCall { try store.allAppStates() }
+    }
+
+    /// The delivery history, newest first.
+    public func history(appID: String?, limit: Int = 100) throws -> [HistoryEntry] {
+        try storeCall { try store.history(appID: appID, limit: limit) }
+    }
+
+    // MARK: - Foreground apps and responses
+
+    /// Registers a running app: its `willPresent` decides how its notifications appear, and responses reach it
+    /// directly. Responses queued while it was not running are handed over now.
+    public func attach(_ app: any ForegroundApp, appID: String) async {
+        foregroundApps[appID] = app
+        let queued = (try? store.queuedResponses(appID: appID)) ?? []
+        for item in queued {
+            await app.didReceive(item.response)
+            do { try store.removeQueuedResponse(id: item.id) } catch { logger.error("could not forget a handed-over response: \(error)") }
+        }
+    }
+
+    /// Unregisters a running app; its responses are queued again until it next attaches.
+    public func detach(appID: String) {
+        foregroundApps[appID] = nil
+    }
+
+    /// Acts on a delivered notification as a person would: taps it, picks an action, types text or dismisses it.
+    ///
+    /// The notification leaves the delivered list and its history entry records the answer. The response goes
+    /// to the app when it runs and is queued until it runs otherwise. A dismissal reaches the app only when the
+    /// category has `customDismissAction`, as on Apple platforms.
+    ///
+    /// - Parameters:
+    ///   - actionIdentifier: An action of the notification's category, `ResponseSpec.defaultActionIdentifier`
+    ///     or `ResponseSpec.dismissActionIdentifier`.
+    ///   - userText: The text for a text-input action.
+    /// - Returns: Whether the response is (or will be) handed to the app.
+    /// - Throws: ``EngineError`` with `unknownNotification` or `unknownAction`.
+    @discardableResult
+    public func respond(
+        appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String? = nil
+    ) async throws -> Bool {
+        let delivered = try storeCall { try store.deliveredNotifications(appID: appID) }
+        guard let notification = delivered.first(where: { $0.identifier == notificationIdentifier }) else {
+            throw EngineError(.unknownNotification, "\(appID) has no delivered notification '\(notificationIdentifier)'")
+        }
+        let categoryID = notification.request.content.categoryIdentifier
+        let category = try storeCall { try store.categories(appID: appID) }.first { $0.identifier == categoryID }
+        var text = userText
+        let outcome: HistoryEntry.Outcome
+        let routed: Bool
+        switch actionIdentifier {
+        case ResponseSpec.defaultActionIdentifier:
+            guard text == nil else { throw EngineError(.unknownAction, "the default action takes no text") }
+            (outcome, routed) = (.action, true)
+        case ResponseSpec.dismissActionIdentifier:
+            guard text == nil else { throw EngineError(.unknownAction, "dismissing takes no text") }
+            (outcome, routed) = (.dismissed, category?.sendsDismissAction ?? false)
+        default:
+            guard let action = category?.actions.first(where: { $0.identifier == actionIdentifier }) else {
+                let known = category?.actions.map(\.identifier).joined(separator: ", ") ?? ""
+                throw EngineError(
+                    .unknownAction,
+                    "category '\(categoryID)' of '\(notificationIdentifier)' has no action '\(actionIdentifier)'"
+                        + (known.isEmpty ? "" : " (it has: \(known))"))
+            }
+            if action.textInput == nil, text != nil {
+                throw EngineError(.unknownAction, "action '\(actionIdentifier)' is not a text-input action")
+            }
+            if action.textInput != nil, text == nil { text = "" }
+            (outcome, routed) = (.action, true)
+        }
+        let response = ResponseSpec(
+            notification: notification, actionIdentifier: actionIdentifier, userText: text, date: clock.now)
+        let foreground = routed ? foregroundApps[appID] : nil
+        try storeCall { try store.recordResponse(response, outcome: outcome, enqueue: routed && foreground == nil) }
+        await presenter.withdraw(appID: appID, identifiers: [notificationIdentifier])
+        if let foreground { await foreground.didReceive(response) }
+        return routed
+    }
+
+    // MARK: - Delivery
+
+    /// Delivers everything due now, then returns how many notifications were shown.
+    ///
+    /// This is one pass of the loop ``run()`` repeats; tests call it after advancing a manual clock.
+    @discardableResult
+    public func deliverDue() async -> Int {
+        do { try checkPlannedZone() } catch { logger.error("could not re-plan after a zone change: \(error)") }
+        var shown = 0
+        while true {
+            let now = clock.now
+            let claimed: [PendingRequest]
+            do {
+                claimed = try store.claimDue(
+                    at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease), limit: Self.claimBatch)
+            } catch {
+                logger.error("could not read due requests: \(error)")
+                return shown
+            }
+            guard !claimed.isEmpty else { return shown }
+            for request in claimed where await fire(request) { shown += 1 }
+        }
+    }
+
+    /// Runs the delivery loop until the task is cancelled: deliver what is due, then sleep until the next fire
+    /// date or the next change.
+    public func run() async {
+        logger.debug("engine running")
+        while !Task.isCancelled {
+            let seen = wake.generation
+            await deliverDue()
+            let next: Date?
+            do { next = try store.nextWakeDate() } catch {
+                logger.error("could not read the next fire date: \(error)")
+                next = clock.now.addingTimeInterval(60)
+            }
+            await waitForWork(until: next, seen: seen)
+        }
+    }
+
+    /// Wakes the loop so it re-reads the store, for changes made by another process.
+    public nonisolated func storeDidChange() {
+        wake.signal()
+    }
+
+    /// Re-plans floating calendar triggers after the system zone changed, and wakes the loop.
+    public func timeZoneDidChange() throws {
+        try checkPlannedZone()
+        wake.signal()
+    }
+
+    private nonisolated func waitForWork(until next: Date?, seen: UInt64) async {
+        let clock = self.clock
+        let wake = self.wake
+        await withTaskGroup(of: Void.self) { group in
+            if let next { group.addTask { try? await clock.sleep(until: next) } }
+            group.addTask { await wake.wait(after: seen) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Handles one claimed fire. Returns whether a notification was shown.
+    private func fire(_ request: PendingRequest) async -> Bool {
+        let now = clock.now
+        let due = request.nextFireDate ?? now
+        let spec = request.spec
+        let next = TriggerPlanner.nextFireDate(after: due, now: now, for: spec.trigger, calendar: clock.calendar)
+        var history = HistoryEntry(
+            appID: request.appID, requestIdentifier: spec.identifier, title: spec.content.title, dueDate: due,
+            actedAt: now, presenter: "none", presentation: [], outcome: .skipped)
+
+        let lateness = now.timeIntervalSince(due)
+        guard spec.missedFirePolicy.shouldDeliver(lateness: lateness) else {
+            history.detail = "missed by \(Int(lateness)) s, policy \(spec.missedFirePolicy)"
+            logger.info("skipped a missed fire", metadata: ["app": "\(request.appID)", "request": "\(spec.identifier)"])
+            complete(request, next: next, delivered: nil, history: history, badge: nil)
+            return false
+        }
+
+        let state = (try? appState(appID: request.appID)) ?? AppState(appID: request.appID)
+        let category = (try? store.categories(appID: request.appID))?.first {
+            $0.identifier == spec.content.categoryIdentifier
+        }
+        var notification = DeliveredNotification(
+            appID: request.appID, request: spec, date: now, dueDate: due, presentation: [])
+        var options: PresentationSet
+        if let foreground = foregroundApps[request.appID] {
+            options = await ask(foreground, notification) ?? []
+            history.presenter = "app"
+        } else {
+            options = [.banner, .list, .sound, .badge]
+        }
+        options.formIntersection(Self.allowedPresentation(for: state))
+        notification.presentation = options
+        if options.isVisible || options.contains(.sound) {
+            await presenter.present(notification, options: options, category: category)
+            history.presenter = presenter.name
+        }
+        history.presentation = options
+        history.outcome = options.isVisible ? .delivered : state.authorization.allowsDelivery ? .silenced : .unauthorized
+        let badge = options.contains(.badge) ? spec.content.badge : nil
+        complete(request, next: next, delivered: options.isVisible ? notification : nil, history: history, badge: badge)
+        if let badge { await presenter.badgeDidChange(appID: request.appID, count: badge) }
+        return options.isVisible
+    }
+
+    private func complete(
+        _ request: PendingRequest, next: Date?, delivered: DeliveredNotification?, history: HistoryEntry, badge: Int?
+    ) {
+        do {
+            try store.completeFire(request, nextFireDate: next, delivered: delivered, history: history, badge: badge)
+        } catch {
+            // The claim expires after the lease and the request is delivered again: at least once, never lost.
+            logger.error("could not record a delivery: \(error)", metadata: ["request": "\(request.identifier)"])
+        }
+    }
+
+    /// Asks a foreground app, giving up at the deadline.
+    private func ask(_ app: any ForegroundApp, _ notification: DeliveredNotification) async -> PresentationSet? {
+        let deadline = clock.now.addingTimeInterval(configuration.willPresentDeadline)
+        let clock = self.clock
+        return await withTaskGroup(of: PresentationSet?.self) { group in
+            group.addTask { await app.willPresent(notification) }
+            group.addTask {
+                try? await clock.sleep(until: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// What an app's authorization lets a notification do.
+    static func allowedPresentation(for state: AppState) -> PresentationSet {
+        guard state.authorization.allowsDelivery else { return [] }
+        if state.authorization == .provisional { return [.list] }
+        var allowed: PresentationSet = []
+        if state.grantedOptions.contains(.alert) { allowed.formUnion([.alert, .banner, .list]) }
+        if state.grantedOptions.contains(.sound) { allowed.insert(.sound) }
+        if state.grantedOptions.contains(.badge) { allowed.insert(.badge) }
+        return allowed
+    }
+
+    // MARK: - Time zones
+
+    /// Re-plans floating calendar triggers when the zone differs from the one the store's plan was made in.
+    private func checkPlannedZone() throws {
+        let zone = clock.timeZone.identifier
+        if plannedTimeZone == nil {
+            plannedTimeZone = try storeCall { try store.metadata(Self.planZoneKey) }
+            if plannedTimeZone == nil {
+                try storeCall { try store.setMetadata(Self.planZoneKey, zone) }
+                plannedTimeZone = zone
+            }
+        }
+        guard plannedTimeZone != zone else { return }
+        let count = try replanFloating()
+        try storeCall { try store.setMetadata(Self.planZoneKey, zone) }
+        logger.info("re-planned floating calendar triggers", metadata: ["from": "\(plannedTimeZone ?? "")", "to": "\(zone)", "count": "\(count)"])
+        plannedTimeZone = zone
+    }
+
+    /// Computes new fire dates for floating triggers that are not yet due; identical components share the work.
+    private func replanFloating() throws -> Int {
+        let now = clock.now
+        let calendar = clock.calendar
+        var cache: [CalendarKey: Date?] = [:]
+        var updates: [FireDateUpdate] = []
+        for request in try storeCall({ try store.floatingRequests() }) {
+            guard case .calendar(let components, _, let matching) = request.spec.trigger,
+                let current = request.nextFireDate, current > now
+            else { continue }
+            let key = CalendarKey(components: components, matching: matching)
+            let next: Date?
+            if let cached = cache[key] {
+                next = cached
+            } else {
+                next = TriggerPlanner.nextCalendarDate(after: now, matching: components, policy: matching, calendar: calendar)
+                cache[key] = next
+            }
+            updates.append(
+                FireDateUpdate(appID: request.appID, identifier: request.identifier, revision: request.revision, nextFireDate: next))
+        }
+        try storeCall { try store.updateFireDates(updates) }
+        return updates.count
+    }
+
+    private struct CalendarKey: Hashable {
+        var components: CalendarComponents
+        var matching: CalendarMatching
+    }
+
+    private func storeCall<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import NotificationModel
+
+/// Durable storage for everything the engine has accepted: pending requests, delivered notifications,
+/// categories, per-app state, queued responses and the delivery history.
+///
+/// The engine owns this protocol; `NotificationStoreSQLite` implements it with GRDB. Every method is one
+/// transaction, so a crash between two calls loses nothing that a call had acknowledged.
+public protocol NotificationStore: Sendable {
+    // MARK: Pending requests
+
+    /// Adds a request, replacing one of the same app with the same identifier, and applies the pending cap.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its `revision` is assigned by the store.
+    ///   - cap: Keep at most this many dated pending requests for the app (the soonest-firing ones; a repeating
+    ///     request counts once); `nil` keeps all.
+    ///   - date: When the request was accepted, recorded in the history of discarded requests.
+    /// - Returns: The stored request, and the requests discarded by the cap (possibly the new one).
+    func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) throws -> PendingInsertion
+
+    /// The app's pending requests, oldest first.
+    func pendingRequests(appID: String) throws -> [PendingRequest]
+
+    /// Removes pending requests; `identifiers == nil` removes all of the app's.
+    /// - Returns: The removed requests.
+    func removePending(appID: String, identifiers: [String]?) throws -> [PendingRequest]
+
+    /// The earliest instant at which something may be due: an unclaimed fire date or an expiring claim.
+    func nextWakeDate() throws -> Date?
+
+    /// Claims up to `limit` requests due at `date` for delivery until `leaseUntil`, so that another engine on
+    /// the same store does not deliver them too; a claim that is never completed expires and the request is
+    /// delivered again.
+    func claimDue(at date: Date, leaseUntil: Date, limit: Int) throws -> [PendingRequest]
+
+    /// Finishes a claimed fire in one transaction: reschedules the request (or removes it when `nextFireDate` is
+    /// `nil`) unless it was replaced meanwhile, lists `delivered`, sets the badge and appends `history`.
+    /// - Returns: The history entry's identifier.
+    @discardableResult
+    func completeFire(
+        _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
+        badge: Int?
+    ) throws -> Int64
+
+    /// Pending requests whose fire date follows the system zone.
+    func floatingRequests() throws -> [PendingRequest]
+
+    /// Sets new fire dates (after a time-zone change), leaving requests replaced meanwhile alone.
+    func updateFireDates(_ updates: [FireDateUpdate]) throws
+
+    // MARK: Delivered notifications
+
+    func deliveredNotifications(appID: String) throws -> [DeliveredNotification]
+
+    /// Removes delivered notifications; `identifiers == nil` removes all of the app's. Their history entries
+    /// take `outcome` unless they already have a response.
+    /// - Returns: The removed notifications.
+    func removeDelivered(appID: String, identifiers: [String]?, outcome: HistoryEntry.Outcome) throws
+        -> [DeliveredNotification]
+
+    // MARK: Responses
+
+    /// Records a response: removes the notification from the delivered list, sets its history outcome, and
+    /// when `enqueue` is true keeps the response until the app next attaches.
+    func recordResponse(_ response: ResponseSpec, outcome: HistoryEntry.Outcome, enqueue: Bool) throws
+
+    /// The responses queued for an app, oldest first.
+    func queuedResponses(appID: String) throws -> [QueuedResponse]
+
+    /// Forgets a queued response once the app has received it.
+    func removeQueuedResponse(id: Int64) throws
+
+    // MARK: Categories and apps
+
+    /// Replaces the app's categories as a whole.
+    func setCategories(_ categories: [CategorySpec], appID: String) throws
+    func categories(appID: String) throws -> [CategorySpec]
+
+    func appState(appID: String) throws -> AppState?
+    func saveAppState(_ state: AppState) throws
+    func allAppStates() throws -> [AppState]
+
+    // MARK: History and metadata
+
+    /// History entries, newest first; `appID == nil` for all apps.
+    func history(appID: String?, limit: Int) throws -> [HistoryEntry]
+    func appendHistory(_ entry: HistoryEntry) throws
+
+    func metadata(_ key: String) throws -> String?
+    func setMetadata(_ key: String, _ value: String) throws
+
+    /// How many pending requests the store holds, over all apps.
+    func pendingCount() throws -> Int
+}
+
+/// The result of ``NotificationStore/insertPending(_:cap:at:)``.
+public struct PendingInsertion: Sendable {
+    public var stored: PendingRequest
+    public var discarded: [PendingRequest]
+
+    public init(stored: PendingRequest, discarded: [PendingRequest]) {
+        self.stored = stored
+        self.discarded = discarded
+    }
+}
+
+/// A new fire date for one request, as ``NotificationStore/updateFireDates(_:)`` takes it.
+public struct FireDateUpdate: Sendable, Hashable {
+    public var appID: String
+    public var identifier: String
+    public var revision: Int64
+    public var nextFireDate: Date?
+
+    public init(appID: String, identifier: String, revision: Int64, nextFireDate: Date?) {
+        self.appID = appID
+        self.identifier = identifier
+        self.revision = revision
+        self.nextFireDate = nextFireDate
+    }
+}
+
+/// A response kept until its app runs again.
+public struct QueuedResponse: Sendable, Hashable {
+    public var id: Int64
+    public var response: ResponseSpec
+
+    public init(id: Int64, response: ResponseSpec) {
+        self.id = id
+        self.response = response
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import NotificationModel
+
+/// Fire-date arithmetic: pure functions of a trigger, an instant and a calendar.
+///
+/// Calendar triggers follow Foundation's `Calendar.nextDate(after:matching:matchingPolicy:repeatedTimePolicy:
+/// direction:)`, which is what Apple's `UNCalendarNotificationTrigger` is documented to use: only the given
+/// components are matched, a time inside a daylight-saving gap fires at the first instant after the gap, a time
+/// inside an overlap fires once (at its first occurrence), and weekday 1 is Sunday.
+public enum TriggerPlanner {
+    /// The shortest interval a repeating time-interval trigger may have, as on Apple platforms.
+    public static let minimumRepeatingInterval: TimeInterval = 60
+
+    /// Checks the rules Apple's initializers trap on, so that `add` can answer with an error instead.
+    ///
+    /// - Throws: ``EngineError`` with ``EngineError/Code/invalidTrigger``.
+    public static func validate(_ trigger: TriggerSpec) throws {
+        switch trigger {
+        case .timeInterval(let interval, let repeats):
+            guard interval.isFinite, interval > 0 else {
+                throw EngineError(.invalidTrigger, "time interval must be greater than 0 (got \(interval))")
+            }
+            if repeats, interval < minimumRepeatingInterval {
+                throw EngineError(.invalidTrigger, "time interval must be at least 60 if repeating (got \(interval))")
+            }
+        case .calendar(let components, _, _):
+            guard !components.isEmpty else {
+                throw EngineError(.invalidTrigger, "calendar trigger has no date components to match")
+            }
+            if let zone = components.timeZoneIdentifier, TimeZone(identifier: zone) == nil {
+                throw EngineError(.invalidTrigger, "unknown time zone '\(zone)'")
+            }
+        case .location(let region, _):
+            guard region.radius.isFinite, region.radius > 0, abs(region.latitude) <= 90, abs(region.longitude) <= 180
+            else {
+                throw EngineError(.invalidTrigger, "region '\(region.identifier)' has an invalid center or radius")
+            }
+            guard region.notifyOnEntry || region.notifyOnExit else {
+                throw EngineError(.invalidTrigger, "region '\(region.identifier)' notifies on neither entry nor exit")
+            }
+        case .push:
+            break
+        }
+    }
+
+    /// The first instant a newly added request fires.
+    ///
+    /// - Parameters:
+    ///   - trigger: The request's trigger; `nil` fires at once.
+    ///   - addedAt: When `add` accepted it.
+    ///   - calendar: The system calendar, whose zone floating calendar components follow.
+    /// - Returns: The instant, or `nil` when the trigger has no date (location) or can never match.
+    public static func firstFireDate(for trigger: TriggerSpec?, addedAt: Date, calendar: Calendar) -> Date? {
+        switch trigger {
+        case nil, .push: addedAt
+        case .timeInterval(let interval, _): addedAt.addingTimeInterval(interval)
+        case .calendar(let components, _, let matching):
+            nextCalendarDate(after: addedAt, matching: components, policy: matching, calendar: calendar)
+        case .location: nil
+        }
+    }
+
+    /// The instant a repeating request fires next after a fire that was due at `due` and handled at `now`.
+    ///
+    /// Periods that were missed entirely (the machine was off) are skipped: the result is always after `now`, so a
+    /// repeating request is delivered once for all the periods it missed and then keeps its schedule.
+    ///
+    /// - Returns: `nil` when the trigger does not repeat or can never match again.
+    public static func nextFireDate(after due: Date, now: Date, for trigger: TriggerSpec?, calendar: Calendar) -> Date? {
+        guard let trigger, trigger.repeats else { return nil }
+        switch trigger {
+        case .timeInterval(let interval, _):
+            let elapsed = now.timeIntervalSince(due)
+            let periods = max(1, (elapsed / interval).rounded(.down) + 1)
+            return due.addingTimeInterval(periods * interval)
+        case .calendar(let components, _, let matching):
+            return nextCalendarDate(after: max(due, now), matching: components, policy: matching, calendar: calendar)
+        case .location, .push:
+            return nil
+        }
+    }
+
+    /// The next instant strictly after `date` that matches `components`.
+    ///
+    /// Components with a time zone are matched in that zone (a fixed instant); without one, in `calendar`'s zone.
+    public static func nextCalendarDate(
+        after date: Date, matching components: CalendarComponents, policy: CalendarMatching, calendar: Calendar
+    ) -> Date? {
+        var calendar = calendar
+        if let identifier = components.timeZoneIdentifier, let zone = TimeZone(identifier: identifier) {
+            calendar.timeZone = zone
+        }
+        var match = components.dateComponents
+        match.timeZone = nil
+        return calendar.nextDate(
+            after: date, matching: match,
+            matchingPolicy: policy == .strict ? .strict : .nextTime,
+            repeatedTimePolicy: .first, direction: .forward)
+    }
+
+    /// The next `count` fire dates of a trigger after `date`, as `unotify trigger next` prints them.
+    ///
+    /// A time-interval trigger is taken as added at `date`.
+    public static func fireDates(for trigger: TriggerSpec, after date: Date, count: Int, calendar: Calendar) -> [Date] {
+        var dates: [Date] = []
+        guard count > 0, var next = firstFireDate(for: trigger, addedAt: date, calendar: calendar) else { return [] }
+        while dates.count < count {
+            dates.append(next)
+            guard let following = nextFireDate(after: next, now: next, for: trigger, calendar: calendar) else { break }
+            next = following
+        }
+        return dates
+    }
+}

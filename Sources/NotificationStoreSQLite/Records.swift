@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import NotificationModel
+
+/// JSON for the payload columns: the model types are `Codable`, and JSON keeps the store readable with `sqlite3`.
+enum JSON {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return try encoder.encode(value)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(type, from: data)
+    }
+}
+
+/// A row of `pending`.
+struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "pending"
+    var id: Int64?
+    var app: String
+    var identifier: String
+    var spec: Data
+    var addedAt: Double
+    var nextFire: Double?
+    var floating: Bool
+    var claimUntil: Double?
+
+    init(_ request: PendingRequest) throws {
+        app = request.appID
+        identifier = request.identifier
+        spec = try JSON.encode(request.spec)
+        addedAt = request.addedAt.timeIntervalSince1970
+        nextFire = request.nextFireDate?.timeIntervalSince1970
+        floating = request.isFloating
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    func request() throws -> PendingRequest {
+        PendingRequest(
+            appID: app, spec: try JSON.decode(RequestSpec.self, from: spec),
+            addedAt: Date(timeIntervalSince1970: addedAt), nextFireDate: nextFire.map(Date.init(timeIntervalSince1970:)),
+            revision: id ?? 0)
+    }
+}
+
+/// A row of `delivered`.
+struct DeliveredRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "delivered"
+    var app: String
+    var identifier: String
+    var payload: Data
+    var date: Double
+    var historyID: Int64?
+
+    init(_ notification: DeliveredNotification) throws {
+        app = notification.appID
+        identifier = notification.identifier
+        payload = try JSON.encode(notification)
+        date = notification.date.timeIntervalSince1970
+        historyID = notification.historyID
+    }
+
+    func notification() throws -> DeliveredNotification {
+        var notification = try JSON.decode(DeliveredNotification.self, from: payload)
+        notification.historyID = historyID
+        return notification
+    }
+}
+
+/// A row of `app`.
+struct AppRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "app"
+    var id: String
+    var authorization: Int
+    var grantedOptions: Int64
+    var badge: Int
+
+    init(_ state: AppState) {
+        id = state.appID
+        authorization = state.authorization.rawValue
+        grantedOptions = Int64(state.grantedOptions.rawValue)
+        badge = state.badge
+    }
+
+    var state: AppState {
+        AppState(
+            appID: id, authorization: AuthorizationStatus(rawValue: authorization) ?? .notDetermined,
+            grantedOptions: AuthorizationSet(rawValue: UInt(grantedOptions)), badge: badge)
+    }
+}
+
+/// A row of `history`.
+struct HistoryRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "history"
+    var id: Int64?
+    var app: String
+    var requestIdentifier: String
+    var title: String
+    var due: Double?
+    var actedAt: Double
+    var presenter: String
+    var presentation: Int64
+    var outcome: String
+    var detail: String?
+
+    init(_ entry: HistoryEntry) throws {
+        id = entry.id
+        app = entry.appID
+        requestIdentifier = entry.requestIdentifier
+        title = entry.title
+        due = entry.dueDate?.timeIntervalSince1970
+        actedAt = entry.actedAt.timeIntervalSince1970
+        presenter = entry.presenter
+        presentation = Int64(entry.presentation.rawValue)
+        outcome = entry.outcome.rawValue
+        detail = entry.detail
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    func entry() -> HistoryEntry {
+        HistoryEntry(
+            id: id, appID: app, requestIdentifier: requestIdentifier, title: title,
+            dueDate: due.map(Date.init(timeIntervalSince1970:)), actedAt: Date(timeIntervalSince1970: actedAt),
+            presenter: presenter, presentation: PresentationSet(rawValue: UInt(presentation)),
+            outcome: HistoryEntry.Outcome(rawValue: outcome) ?? .delivered, detail: detail)
+    }
+}

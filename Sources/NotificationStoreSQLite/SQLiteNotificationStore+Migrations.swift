@@ -1,0 +1,69 @@
+import GRDB
+
+extension SQLiteNotificationStore {
+    /// The schema's migrations. Once shipped, a migration is frozen: changes go into a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // `id` doubles as the request's revision: AUTOINCREMENT never reuses one, so a delivery that raced a
+            // replacement never touches the new request.
+            try db.create(table: "pending") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("app", .text).notNull()
+                t.column("identifier", .text).notNull()
+                t.column("spec", .blob).notNull()
+                t.column("addedAt", .double).notNull()
+                t.column("nextFire", .double)
+                t.column("floating", .boolean).notNull()
+                t.column("claimUntil", .double)
+                t.uniqueKey(["app", "identifier"])
+            }
+            try db.execute(sql: "CREATE INDEX pending_due ON pending(nextFire) WHERE claimUntil IS NULL")
+            try db.execute(sql: "CREATE INDEX pending_claim ON pending(claimUntil) WHERE claimUntil IS NOT NULL")
+            try db.execute(sql: "CREATE INDEX pending_app_fire ON pending(app, nextFire)")
+            try db.execute(sql: "CREATE INDEX pending_floating ON pending(floating) WHERE floating = 1")
+
+            try db.create(table: "delivered") { t in
+                t.column("app", .text).notNull()
+                t.column("identifier", .text).notNull()
+                t.column("payload", .blob).notNull()
+                t.column("date", .double).notNull()
+                t.column("historyID", .integer)
+                t.primaryKey(["app", "identifier"])
+            }
+            try db.create(table: "category") { t in
+                t.primaryKey("app", .text)
+                t.column("payload", .blob).notNull()
+            }
+            try db.create(table: "app") { t in
+                t.primaryKey("id", .text)
+                t.column("authorization", .integer).notNull()
+                t.column("grantedOptions", .integer).notNull()
+                t.column("badge", .integer).notNull()
+            }
+            try db.create(table: "history") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("app", .text).notNull()
+                t.column("requestIdentifier", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("due", .double)
+                t.column("actedAt", .double).notNull()
+                t.column("presenter", .text).notNull()
+                t.column("presentation", .integer).notNull()
+                t.column("outcome", .text).notNull()
+                t.column("detail", .text)
+            }
+            try db.create(index: "history_app", on: "history", columns: ["app", "id"])
+            try db.create(table: "response") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("app", .text).notNull()
+                t.column("payload", .blob).notNull()
+            }
+            try db.create(table: "metadata") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
+        return migrator
+    }
+}
