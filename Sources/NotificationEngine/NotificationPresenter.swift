@@ -31,5 +31,6 @@ public protocol ForegroundApp: Sendable {
     func willPresent(_ notification: DeliveredNotification) async -> PresentationSet?
 
     /// Hands the app a person's response.
-    func didReceive(_ response: ResponseSpec) async
+    /// - Returns: Whether the app took it; `false` (no delegate yet) keeps it queued for later.
+    func didReceive(_ response: ResponseSpec) async -> Bool
 }

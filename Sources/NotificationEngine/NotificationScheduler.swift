@@ -168,7 +168,7 @@ public actor NotificationScheduler {
         foregroundApps[appID] = app
         let queued = (try? store.queuedResponses(appID: appID)) ?? []
         for item in queued {
-            await app.didReceive(item.response)
+            guard await app.didReceive(item.response) else { break }
             do { try store.removeQueuedResponse(id: item.id) } catch { logger.error("could not forget a handed-over response: \(error)") }
         }
     }
@@ -226,10 +226,12 @@ public actor NotificationScheduler {
         }
         let response = ResponseSpec(
             notification: notification, actionIdentifier: actionIdentifier, userText: text, date: clock.now)
-        let foreground = routed ? foregroundApps[appID] : nil
-        try storeCall { try store.recordResponse(response, outcome: outcome, enqueue: routed && foreground == nil) }
+        try storeCall { try store.recordResponse(response, outcome: outcome, enqueue: routed) }
         await presenter.withdraw(appID: appID, identifiers: [notificationIdentifier])
-        if let foreground { await foreground.didReceive(response) }
+        if routed, let foreground = foregroundApps[appID] {
+            // Queued first and forgotten once taken, so a crash in between hands it over again: at least once.
+            await attach(foreground, appID: appID)
+        }
         return routed
     }
 
@@ -355,16 +357,12 @@ public actor NotificationScheduler {
     private func ask(_ app: any ForegroundApp, _ notification: DeliveredNotification) async -> PresentationSet? {
         let deadline = clock.now.addingTimeInterval(configuration.willPresentDeadline)
         let clock = self.clock
-        return await withTaskGroup(of: PresentationSet?.self) { group in
-            group.addTask { await app.willPresent(notification) }
-            group.addTask {
+        return await FirstAnswer.race(
+            { await app.willPresent(notification) },
+            orElse: {
                 try? await clock.sleep(until: deadline)
                 return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+            })
     }
 
     /// What an app's authorization lets a notification do.

@@ -1,0 +1,76 @@
+import Foundation
+import NotificationEngine
+import Synchronization
+
+/// How requests for permission are answered where no person can be asked. An addition of this library.
+public typealias AuthorizationPolicy = NotificationEngine.AuthorizationPolicy
+
+/// Settings of this library that Apple's framework does not have: where the store lives, which app this is, and
+/// how the system answers where no person is asked.
+///
+/// Set ``current`` before the first call to `UNUserNotificationCenter.current()`; later changes do not affect
+/// the running center.
+///
+/// ```swift
+/// var configuration = OpenUserNotificationsConfiguration.fromEnvironment()
+/// configuration.bundleIdentifier = "com.example.nagme"
+/// configuration.pendingCap = nil   // keep every request
+/// OpenUserNotificationsConfiguration.current = configuration
+/// ```
+public struct OpenUserNotificationsConfiguration: Sendable {
+    /// The app's bundle identifier; `nil` resolves it (Info.plist beside the executable, `OPENUN_BUNDLE_ID`, the
+    /// executable's name), see ``AppIdentity``.
+    public var bundleIdentifier: String?
+    /// The SQLite file; `nil` means `OPENUN_STORE` or `$XDG_DATA_HOME/openusernotifications/store.sqlite`.
+    public var storePath: String?
+    /// How many dated pending requests an app keeps (the soonest-firing); `nil` keeps all. Apple documents 64.
+    public var pendingCap: Int?
+    /// How `requestAuthorization` is answered.
+    public var authorizationPolicy: AuthorizationPolicy
+    /// How a notification is presented while the app runs when its delegate gives no answer (no delegate, or no
+    /// `willPresent`). Empty, as on Apple platforms: the notification is not shown.
+    public var foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions
+
+    public init(
+        bundleIdentifier: String? = nil, storePath: String? = nil, pendingCap: Int? = 64,
+        authorizationPolicy: AuthorizationPolicy = .grantRequested,
+        foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions = []
+    ) {
+        self.bundleIdentifier = bundleIdentifier
+        self.storePath = storePath
+        self.pendingCap = pendingCap
+        self.authorizationPolicy = authorizationPolicy
+        self.foregroundPresentationWithoutDelegate = foregroundPresentationWithoutDelegate
+    }
+
+    /// A configuration from the environment: `OPENUN_BUNDLE_ID`, `OPENUN_STORE`, `OPENUN_PENDING_CAP`
+    /// (a number or `off`) and `OPENUN_AUTHORIZATION` (`grant` or `deny`).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Self {
+        var configuration = Self()
+        configuration.bundleIdentifier = environment["OPENUN_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.storePath = environment["OPENUN_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        if let cap = environment["OPENUN_PENDING_CAP"] {
+            configuration.pendingCap = cap == "off" ? nil : Int(cap) ?? configuration.pendingCap
+        }
+        configuration.authorizationPolicy = AuthorizationPolicy.fromEnvironment(environment) ?? .grantRequested
+        return configuration
+    }
+
+    private static let storage = Mutex(OpenUserNotificationsConfiguration.fromEnvironment())
+
+    /// The configuration `UNUserNotificationCenter.current()` is created with.
+    public static var current: OpenUserNotificationsConfiguration {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+
+    /// The store file this configuration names.
+    public var resolvedStorePath: String {
+        storePath ?? Platform.defaultStorePath(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The engine settings this configuration implies.
+    package var engineConfiguration: EngineConfiguration {
+        EngineConfiguration(pendingCap: pendingCap, authorizationPolicy: authorizationPolicy)
+    }
+}
