@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "UnotifyCLI",
             dependencies: [
-                "OpenUserNotifications",
+                "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

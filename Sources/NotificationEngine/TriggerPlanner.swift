@@ -98,10 +98,15 @@ public enum TriggerPlanner {
             repeatedTimePolicy: .first, direction: .forward)
     }
 
-    /// The next `count` fire dates of a trigger after `date`, as `unotify trigger next` prints them.
-    ///
-    /// A time-interval trigger is taken as added at `date`.
+    /// The next `count` dates a trigger matches after `date`, as `unotify trigger next` prints them: the dates a
+    /// repeating form of the trigger would fire at. A time-interval trigger is taken as added at `date`.
     public static func fireDates(for trigger: TriggerSpec, after date: Date, count: Int, calendar: Calendar) -> [Date] {
+        let trigger: TriggerSpec =
+            switch trigger {
+            case .timeInterval(let interval, _): .timeInterval(interval, repeats: true)
+            case .calendar(let components, _, let matching): .calendar(components, repeats: true, matching: matching)
+            default: trigger
+            }
         var dates: [Date] = []
         guard count > 0, var next = firstFireDate(for: trigger, addedAt: date, calendar: calendar) else { return [] }
         while dates.count < count {

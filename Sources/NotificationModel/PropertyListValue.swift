@@ -123,6 +123,11 @@ extension PropertyListValue {
         }
     }
 
+    /// Converts a JSON object into a property-list dictionary.
+    public static func convert(json object: [String: Any]) throws -> [String: PropertyListValue] {
+        try object.mapValues { try PropertyListValue(json: $0) }
+    }
+
     /// The value as a JSON-compatible Foundation object (dates as ISO 8601 strings, data as base64).
     public var jsonValue: Any {
         switch self {

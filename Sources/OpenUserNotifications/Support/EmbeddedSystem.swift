@@ -12,6 +12,7 @@ final class EmbeddedSystem: Sendable {
     let center: UNUserNotificationCenter
     let scheduler: NotificationScheduler
     private let loop: Task<Void, Never>
+    private let monitor: StoreFileMonitor?
 
     init(configuration: OpenUserNotificationsConfiguration) {
         let logger = Logger(label: "OpenUserNotifications")
@@ -28,6 +29,7 @@ final class EmbeddedSystem: Sendable {
         let appID = AppIdentity.resolve(configured: configuration.bundleIdentifier, executableURL: Platform.executableURL)
         center = UNUserNotificationCenter(bundleIdentifier: appID, backend: scheduler, configuration: configuration)
         let scheduler = scheduler
+        monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
         loop = Task { await scheduler.run() }
         center.attachAsForeground()
     }

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Where commands print: standard output, or a buffer in tests.
+enum CLIOutput {
+    @TaskLocal static var sink: (@Sendable (String) -> Void)?
+
+    static func print(_ text: String) {
+        let line = text.hasSuffix("\n") ? text : text + "\n"
+        if let sink { sink(line) } else { FileHandle.standardOutput.write(Data(line.utf8)) }
+    }
+
+    /// Prints a JSON value, keys sorted, for `--json`.
+    static func printJSON(_ value: Any) throws {
+        let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// An instant as ISO 8601 in UTC, `2026-03-08T11:00:00Z`.
+    static func iso(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+    }
+}

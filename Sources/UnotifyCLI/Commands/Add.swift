@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import NotificationEngine
+import NotificationModel
+import OpenUserNotifications
+
+/// `unotify add`: schedule a notification.
+struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Schedule a notification.",
+        discussion: "Without --in, --at or --calendar it is delivered at once. An app that never asked for "
+            + "permission is granted alert, sound and badge first (by the authorization policy).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var when: TriggerOptions
+
+    @Option(help: "The request identifier (default: a new UUID). Adding an existing one replaces it.")
+    var id: String?
+    @Option(help: "The title.") var title: String = ""
+    @Option(help: "The subtitle.") var subtitle: String = ""
+    @Option(help: "The body.") var body: String = ""
+    @Option(help: "default, none, a file name, or critical:<name|default>.") var sound: String = "default"
+    @Option(help: "The app's new badge count (0 hides it).") var badge: Int?
+    @Option(help: "A category identifier registered with `unotify categories set`.") var category: String = ""
+    @Option(help: "A thread identifier grouping notifications.") var thread: String = ""
+    @Option(name: .customLong("user-info"), help: "Custom data as a JSON object.") var userInfo: String?
+    @Option(name: .customLong("interruption-level"), help: "passive, active, time-sensitive or critical.")
+    var interruptionLevel: String = "active"
+    @Option(help: "When a fire is missed: deliver, skip, or within:<duration> (e.g. within:15m).")
+    var missed: String = "deliver"
+
+    func run() async throws {
+        try await reportingErrors {
+            let trigger = try when.trigger()
+            guard let policy = MissedFirePolicy(argument: missed) else {
+                throw ValidationError("--missed takes deliver, skip or within:<duration> (got '\(missed)')")
+            }
+            let content = try makeContent()
+            let context = try CLIContext(global)
+            let state = try await context.scheduler.appState(appID: context.appID)
+            if state.authorization == .notDetermined {
+                _ = try await context.scheduler.requestAuthorization(appID: context.appID, options: [.alert, .sound, .badge])
+            }
+            let identifier = id ?? UUID().uuidString
+            let request = UNNotificationRequest(
+                identifier: identifier, content: content, trigger: trigger.map { UNNotificationTrigger.make($0) })
+            request.missedFirePolicy = policy
+            try await context.center.add(request)
+            let pending = try await context.scheduler.pendingRequests(appID: context.appID)
+                .first { $0.identifier == identifier }
+            if global.json {
+                let next: Any = pending?.nextFireDate.map(CLIOutput.iso) ?? NSNull()
+                try CLIOutput.printJSON(["identifier": identifier, "nextFireDate": next])
+            } else if let pending {
+                CLIOutput.print("\(identifier) \(pending.nextFireDate.map(CLIOutput.iso) ?? "(no date)")")
+            } else {
+                CLIOutput.print("\(identifier) discarded: the app already has \(context.scheduler.configuration.pendingCap ?? 0) sooner pending requests")
+            }
+        }
+    }
+
+    private func makeContent() throws -> UNMutableNotificationContent {
+        let content = UNMutableNotificationContent()
+        content.title = title
+        content.subtitle = subtitle
+        content.body = body
+        content.badge = badge.map { NSNumber(value: $0) }
+        content.categoryIdentifier = category
+        content.threadIdentifier = thread
+        switch sound {
+        case "none": content.sound = nil
+        case "default": content.sound = .default
+        case "critical:default": content.sound = .defaultCritical
+        case let name where name.hasPrefix("critical:"):
+            content.sound = .criticalSoundNamed(UNNotificationSoundName(String(name.dropFirst(9))))
+        case let name: content.sound = UNNotificationSound(named: UNNotificationSoundName(name))
+        }
+        let levels: [String: UNNotificationInterruptionLevel] = [
+            "passive": .passive, "active": .active, "time-sensitive": .timeSensitive, "critical": .critical,
+        ]
+        guard let level = levels[interruptionLevel] else {
+            throw ValidationError("--interruption-level takes passive, active, time-sensitive or critical")
+        }
+        content.interruptionLevel = level
+        if let userInfo {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(userInfo.utf8)) as? [String: Any] else {
+                throw ValidationError("--user-info must be a JSON object, such as '{\"task\": 42}'")
+            }
+            do {
+                content.userInfo = try PropertyListValue.convert(json: object).mapValues(\.foundationValue)
+            } catch {
+                throw ValidationError("--user-info: \(error)")
+            }
+        }
+        return content
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+import Foundation
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Act as this app (bundle identifier).")
+    var app: String = ProcessInfo.processInfo.environment["OPENUN_BUNDLE_ID"] ?? "local.unotify"
+
+    @Option(name: .long, help: "The store file (default: $OPENUN_STORE or the XDG data directory).")
+    var store: String?
+
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+
+    @Flag(name: .long, help: "Say which store and mode were used.")
+    var verbose = false
+}

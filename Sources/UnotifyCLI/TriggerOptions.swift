@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import NotificationModel
+
+/// The trigger options `add` and `trigger next` share.
+struct TriggerOptions: ParsableArguments {
+    @Option(name: .customLong("in"), help: "Fire after a duration: 90, 90s, 5m, 2h, 1d.")
+    var interval: String?
+
+    @Option(help: "Fire at an instant (2026-03-08T11:00:00Z) or a local wall time (2026-03-08T11:00).")
+    var at: String?
+
+    @Option(help: "Fire when the date matches DateComponents: hour=7,minute=0 or weekday=1,hour=8.")
+    var calendar: String?
+
+    @Flag(help: "Fire again: every interval (at least 60 s) or at every matching date.")
+    var repeats = false
+
+    @Option(name: .customLong("time-zone"), help: "An IANA zone that fixes calendar components (default: floating).")
+    var timeZone: String?
+
+    @Flag(help: "Calendar matching that skips months without the day (default: Apple's behaviour).")
+    var strict = false
+
+    /// The trigger the options describe; `nil` when none was given (deliver at once).
+    func trigger() throws -> TriggerSpec? {
+        let given = [interval, at, calendar].compactMap { $0 }
+        guard given.count <= 1 else { throw ValidationError("give only one of --in, --at and --calendar") }
+        if let zone = timeZone, TimeZone(identifier: zone) == nil {
+            throw ValidationError("unknown time zone '\(zone)' (use an IANA name such as Europe/Paris)")
+        }
+        let matching: CalendarMatching = strict ? .strict : .apple
+        if let interval {
+            guard let seconds = parseDuration(interval) else {
+                throw ValidationError("cannot read the duration '\(interval)' (examples: 90, 90s, 5m, 2h, 1d)")
+            }
+            return .timeInterval(seconds, repeats: repeats)
+        }
+        if let at {
+            return .calendar(try Self.components(at: at, zone: timeZone), repeats: repeats, matching: matching)
+        }
+        if let calendar {
+            var components = try Self.components(list: calendar)
+            components.timeZoneIdentifier = timeZone
+            return .calendar(components, repeats: repeats, matching: matching)
+        }
+        if repeats { throw ValidationError("--repeats needs --in, --at or --calendar") }
+        return nil
+    }
+
+    nonisolated(unsafe) static let componentNames: [String: WritableKeyPath<CalendarComponents, Int?>] = [  // immutable
+        "era": \.era, "year": \.year, "month": \.month, "day": \.day, "hour": \.hour, "minute": \.minute,
+        "second": \.second, "nanosecond": \.nanosecond, "weekday": \.weekday, "weekdayOrdinal": \.weekdayOrdinal,
+        "quarter": \.quarter, "weekOfMonth": \.weekOfMonth, "weekOfYear": \.weekOfYear,
+        "yearForWeekOfYear": \.yearForWeekOfYear,
+    ]
+
+    /// Parses `hour=7,minute=0`.
+    static func components(list: String) throws -> CalendarComponents {
+        var components = CalendarComponents()
+        for pair in list.split(separator: ",", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let keyPath = componentNames[parts[0]] else {
+                throw ValidationError(
+                    "cannot read '\(pair)' in --calendar: use name=value with a DateComponents name ("
+                        + componentNames.keys.sorted().joined(separator: ", ") + ")")
+            }
+            guard let value = Int(parts[1]) else { throw ValidationError("'\(parts[1])' in --calendar is not a whole number") }
+            components[keyPath: keyPath] = value
+        }
+        guard !components.isEmpty else { throw ValidationError("--calendar needs at least one name=value pair") }
+        return components
+    }
+
+    /// Parses `--at`: an instant with `Z` or an offset is fixed; a wall time without one floats unless a zone is
+    /// given.
+    static func components(at text: String, zone: String?) throws -> CalendarComponents {
+        if let instant = try? Date(text, strategy: .iso8601) {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+            var components = CalendarComponents(
+                calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: instant))
+            components.timeZoneIdentifier = calendar.timeZone.identifier
+            return components
+        }
+        let fields = text.split(whereSeparator: { "-T:".contains($0) }).map { Int($0) }
+        guard fields.count == 5 || fields.count == 6, fields.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("cannot read the date '\(text)' (use 2026-03-08T11:00:00Z or 2026-03-08T11:00)")
+        }
+        var components = CalendarComponents()
+        (components.year, components.month, components.day) = (fields[0], fields[1], fields[2])
+        (components.hour, components.minute, components.second) = (fields[3], fields[4], fields.count == 6 ? fields[5] : 0)
+        components.timeZoneIdentifier = zone
+        return components
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// `unotify`: schedule, list, answer and deliver notifications from the command line.
+public struct Unotify: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "unotify",
+        abstract: "Schedule, list, answer and deliver notifications (OpenUserNotifications).",
+        discussion: """
+            Acts as one app (--app, default local.unotify) on the user's notification store \
+            ($OPENUN_STORE, else $XDG_DATA_HOME/openusernotifications/store.sqlite). `unotify watch` runs the engine \
+            in the foreground and shows notifications in the terminal as they fall due.
+            """,
+        subcommands: [
+            Add.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,
+            Respond.self, Watch.self, TriggerCommand.self, History.self,
+        ])
+
+    public init() {}
+}
