@@ -1,0 +1,224 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import OpenUserNotifications
+import OpenUserNotificationsTesting
+import Testing
+
+@Suite("Responses, categories and badges")
+struct ResponseTests {
+    static let reminder = UNNotificationCategory(
+        identifier: "reminder",
+        actions: [
+            UNNotificationAction(identifier: "done", title: "Done", options: [.foreground]),
+            UNTextInputNotificationAction(
+                identifier: "reply", title: "Reply", options: [], textInputButtonTitle: "Send", textInputPlaceholder: "…"),
+        ],
+        intentIdentifiers: [], options: [.customDismissAction])
+    static let plain = UNNotificationCategory(
+        identifier: "plain", actions: [UNNotificationAction(identifier: "ok", title: "OK")], intentIdentifiers: [])
+
+    /// A system with one delivered notification per category.
+    func delivered() async throws -> (NotificationTestSystem, UNUserNotificationCenter) {
+        let system = try NotificationTestSystem()
+        let center = try await system.center(for: app)
+        center.setNotificationCategories([Self.reminder, Self.plain])
+        for (id, category) in [("r", "reminder"), ("p", "plain")] {
+            try await center.add(UNNotificationRequest(identifier: id, content: content(id, category: category), trigger: nil))
+        }
+        await system.advance(by: 0)
+        return (system, center)
+    }
+
+    @Test("the category's actions are offered in order")
+    func actionsInOrder() async throws {
+        let (system, _) = try await delivered()
+        let shown = system.presenter.presentations.first { $0.identifier == "r" }
+        #expect(shown?.actionTitles == ["Done", "Reply"])
+    }
+
+    @Test("responses to an app that is not running are queued and handed to its delegate when it sets one")
+    func queuedUntilDelegate() async throws {
+        let (system, center) = try await delivered()
+        #expect(try await system.respond(to: "r", app: app, actionIdentifier: "done"))
+        #expect(try await system.respond(to: "p", app: app))
+        #expect(await center.deliveredNotifications().isEmpty)
+        let delegate = RecordingDelegate()
+        center.delegate = delegate
+        await system.settle(center)
+        #expect(delegate.responses.map(\.actionIdentifier) == ["done", UNNotificationDefaultActionIdentifier])
+        // Handed over once only.
+        center.delegate = delegate
+        await system.settle(center)
+        #expect(delegate.responses.count == 2)
+    }
+
+    @Test("text input arrives as UNTextInputNotificationResponse")
+    func textInput() async throws {
+        let (system, center) = try await delivered()
+        let delegate = RecordingDelegate()
+        center.delegate = delegate
+        await system.settle(center)
+        try await system.respond(to: "r", app: app, actionIdentifier: "reply", text: "on my way")
+        let response = try #require(delegate.responses.first as? UNTextInputNotificationResponse)
+        #expect(response.userText == "on my way")
+        #expect(response.notification.request.identifier == "r")
+    }
+
+    @Test("dismissal reaches the delegate only when the category has customDismissAction")
+    func dismissal() async throws {
+        let (system, center) = try await delivered()
+        let delegate = RecordingDelegate()
+        center.delegate = delegate
+        await system.settle(center)
+        #expect(try await system.respond(to: "p", app: app, actionIdentifier: UNNotificationDismissActionIdentifier) == false)
+        #expect(try await system.respond(to: "r", app: app, actionIdentifier: UNNotificationDismissActionIdentifier))
+        #expect(delegate.responses.map(\.actionIdentifier) == [UNNotificationDismissActionIdentifier])
+        #expect(delegate.responses.first?.notification.request.identifier == "r")
+        let outcomes = Set(try await system.history(app: app).map(\.outcome))
+        #expect(outcomes == [.dismissed])
+    }
+
+    @Test("unknown actions, text for a plain action and unknown notifications are errors")
+    func badResponses() async throws {
+        let (system, _) = try await delivered()
+        await #expect(throws: EngineError.self) { try await system.respond(to: "p", app: app, actionIdentifier: "nope") }
+        await #expect(throws: EngineError.self) { try await system.respond(to: "p", app: app, actionIdentifier: "ok", text: "x") }
+        await #expect(throws: EngineError.self) { try await system.respond(to: "missing", app: app) }
+        // Another app cannot answer this app's notifications.
+        await #expect(throws: EngineError.self) { try await system.respond(to: "p", app: "com.example.other") }
+    }
+
+    @Test("setNotificationCategories replaces the whole set, per app")
+    func categoriesReplace() async throws {
+        let system = try NotificationTestSystem()
+        let center = try await system.center(for: app)
+        center.setNotificationCategories([Self.reminder, Self.plain])
+        center.setNotificationCategories([Self.plain])
+        #expect(await center.notificationCategories().map(\.identifier) == ["plain"])
+        #expect(await center.notificationCategories() == [Self.plain])
+        let other = try await system.center(for: "com.example.other")
+        #expect(await other.notificationCategories().isEmpty)
+    }
+
+    @Test("a badge in the content sets the app's badge; setBadgeCount sets it directly and rejects negatives")
+    func badges() async throws {
+        let system = try NotificationTestSystem()
+        let center = try await system.center(for: app)
+        try await center.add(UNNotificationRequest(identifier: "b", content: content("b", badge: 7), trigger: nil))
+        await system.advance(by: 0)
+        #expect(system.presenter.badges[app] == 7)
+        try await center.setBadgeCount(0)
+        #expect(system.presenter.badges[app] == 0)
+        await #expect(throws: UNError.self) { try await center.setBadgeCount(-1) }
+        do {
+            try await center.setBadgeCount(-1)
+        } catch UNError.badgeInputInvalid {
+            // Matched by code, as with Apple's bridged error.
+        }
+    }
+
+    @Test("authorization: the policy answers, denied apps cannot add, settings reflect the grant")
+    func authorization() async throws {
+        let system = try NotificationTestSystem()
+        let center = try await system.center(for: app, authorize: false)
+        #expect(await center.notificationSettings().authorizationStatus == .notDetermined)
+        #expect(try await center.requestAuthorization(options: [.alert, .sound]))
+        let settings = await center.notificationSettings()
+        #expect(settings.authorizationStatus == .authorized)
+        #expect(settings.alertSetting == .enabled && settings.soundSetting == .enabled && settings.badgeSetting == .disabled)
+
+        var denying = OpenUserNotificationsConfiguration()
+        denying.authorizationPolicy = .deny
+        let strict = try NotificationTestSystem(configuration: denying)
+        let denied = try await strict.center(for: app, authorize: false)
+        #expect(try await denied.requestAuthorization(options: [.alert]) == false)
+        #expect(await denied.notificationSettings().authorizationStatus == .denied)
+        await #expect(throws: UNError.self) { try await denied.add(interval("x", 10)) }
+        do {
+            try await denied.add(interval("x", 10))
+            Issue.record("add succeeded for a denied app")
+        } catch let error as UNError {
+            #expect(error.code == .notificationsNotAllowed)
+            #expect((error as NSError).domain == UNErrorDomain)
+            #expect((error as NSError).code == 1)
+        }
+    }
+
+    @Test("an app granted no sound or badge gets neither; one never asked is not shown")
+    func presentationFollowsGrant() async throws {
+        let system = try NotificationTestSystem()
+        let center = try await system.center(for: app, authorize: false)
+        try await center.add(UNNotificationRequest(identifier: "quiet", content: content("q", badge: 3), trigger: nil))
+        await system.advance(by: 0)
+        #expect(system.presenter.presentations.isEmpty)
+        #expect(try await system.history(app: app).first?.outcome == .unauthorized)
+        _ = try await center.requestAuthorization(options: [.alert])
+        try await center.add(UNNotificationRequest(identifier: "loud", content: content("l", badge: 3), trigger: nil))
+        await system.advance(by: 0)
+        #expect(system.presenter.presentations.first?.options == [.banner, .list])
+        #expect(system.presenter.badges[app] == nil)
+    }
+
+    @Test("a floating calendar trigger moves with the system zone; a fixed one and intervals do not")
+    func zoneChange() async throws {
+        let system = try NotificationTestSystem(now: instant("2026-01-05T00:00:00Z"), timeZone: TimeZone(identifier: "Europe/Paris")!)
+        let center = try await system.center(for: app)
+        var nine = DateComponents()
+        nine.hour = 9
+        var fixedNine = nine
+        fixedNine.timeZone = TimeZone(identifier: "Europe/Paris")
+        try await center.add(UNNotificationRequest(identifier: "floating", content: content("f"), trigger: UNCalendarNotificationTrigger(dateMatching: nine, repeats: true)))
+        try await center.add(UNNotificationRequest(identifier: "fixed", content: content("x"), trigger: UNCalendarNotificationTrigger(dateMatching: fixedNine, repeats: true)))
+        try await center.add(interval("interval", 7_200))
+        func planned() async -> [String: Date] {
+            Dictionary(uniqueKeysWithValues: await center.pendingNotificationRequests().map {
+                ($0.identifier, ($0.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate()
+                    ?? ($0.trigger as? UNTimeIntervalNotificationTrigger)?.nextTriggerDate() ?? .distantPast)
+            })
+        }
+        #expect(await planned() == ["floating": instant("2026-01-05T08:00:00Z"), "fixed": instant("2026-01-05T08:00:00Z"), "interval": instant("2026-01-05T02:00:00Z")])
+        try await system.setTimeZone(TimeZone(identifier: "America/New_York")!)
+        #expect(await planned() == ["floating": instant("2026-01-05T14:00:00Z"), "fixed": instant("2026-01-05T08:00:00Z"), "interval": instant("2026-01-05T02:00:00Z")])
+        await system.advance(by: 86_400)
+        #expect(system.presenter.presentations.map(\.identifier) == ["interval", "fixed", "floating"])
+    }
+
+    @Test("a zone change while no engine ran is noticed when the store is opened again")
+    func zoneChangeWhileStopped() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let start = instant("2026-01-05T00:00:00Z")
+        let before = try NotificationTestSystem(now: start, timeZone: TimeZone(identifier: "Europe/Paris")!, storePath: path)
+        var nine = DateComponents()
+        nine.hour = 9
+        try await before.center(for: app).add(UNNotificationRequest(identifier: "f", content: content("f"), trigger: UNCalendarNotificationTrigger(dateMatching: nine, repeats: false)))
+        let after = try NotificationTestSystem(now: start, timeZone: TimeZone(identifier: "Asia/Tokyo")!, storePath: path)
+        await after.advance(by: 0)
+        let pending = await (try after.center(for: app)).pendingNotificationRequests()
+        #expect((pending.first?.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate() == instant("2026-01-06T00:00:00Z"))
+    }
+}
+
+/// Records what a delegate receives; answers willPresent with banner and sound.
+final class RecordingDelegate: NSObject, UNUserNotificationCenterDelegate, @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var _responses: [UNNotificationResponse] = []
+    private var _presented: [UNNotification] = []
+    var answer: UNNotificationPresentationOptions = [.banner, .sound]
+
+    var responses: [UNNotificationResponse] { lock.withLock { _responses } }
+    var presented: [UNNotification] { lock.withLock { _presented } }
+
+    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+        -> UNNotificationPresentationOptions
+    {
+        lock.withLock { _presented.append(notification) }
+        return answer
+    }
+
+    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {
+        lock.withLock { _responses.append(response) }
+    }
+}
