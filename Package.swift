@@ -56,7 +56,7 @@ let package = Package(
 
         .testTarget(name: "NotificationEngineTests", dependencies: ["NotificationEngine", "OpenUserNotificationsTesting"]),
         .testTarget(name: "NotificationStoreSQLiteTests", dependencies: ["NotificationStoreSQLite"]),
-        .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting"]),
+        .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "OpenUserNotificationsTesting"]),
     ]
