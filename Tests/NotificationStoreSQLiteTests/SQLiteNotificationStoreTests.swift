@@ -1,0 +1,123 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationStoreSQLite
+import Testing
+
+@Suite("SQLite store")
+struct SQLiteNotificationStoreTests {
+    let start = Date(timeIntervalSince1970: 1_767_603_600)
+
+    func request(_ id: String, fireIn seconds: TimeInterval?, app: String = "com.example.app") -> PendingRequest {
+        var content = NotificationPayload()
+        content.title = id
+        content.userInfo = ["id": .string(id)]
+        return PendingRequest(
+            appID: app, spec: RequestSpec(identifier: id, content: content, trigger: .timeInterval(seconds ?? 1, repeats: false)),
+            addedAt: start, nextFireDate: seconds.map { start.addingTimeInterval($0) })
+    }
+
+    func history(_ request: PendingRequest, at date: Date) -> HistoryEntry {
+        HistoryEntry(
+            appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
+            dueDate: request.nextFireDate, actedAt: date, presenter: "test", presentation: [.banner], outcome: .delivered)
+    }
+
+    func temporaryPath() -> (String, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        return (folder.appendingPathComponent("nested/store.sqlite").path, folder)
+    }
+
+    @Test("everything written survives closing and reopening the file")
+    func reopen() throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let store = try SQLiteNotificationStore(path: path)
+            _ = try store.insertPending(request("a", fireIn: 60), cap: nil, at: start)
+            try store.setCategories([CategorySpec(identifier: "c", actions: [ActionSpec(identifier: "x", title: "X")])], appID: "com.example.app")
+            try store.saveAppState(AppState(appID: "com.example.app", authorization: .authorized, grantedOptions: [.alert], badge: 4))
+            try store.setMetadata("k", "v")
+        }
+        let reopened = try SQLiteNotificationStore(path: path)
+        let pending = try reopened.pendingRequests(appID: "com.example.app")
+        #expect(pending.map(\.identifier) == ["a"])
+        #expect(pending.first?.spec.content.userInfo == ["id": .string("a")])
+        #expect(pending.first?.nextFireDate == start.addingTimeInterval(60))
+        #expect(try reopened.categories(appID: "com.example.app").first?.actions.first?.title == "X")
+        #expect(try reopened.appState(appID: "com.example.app")?.badge == 4)
+        #expect(try reopened.metadata("k") == "v")
+        #expect(try reopened.nextWakeDate() == start.addingTimeInterval(60))
+    }
+
+    @Test("a delivery that raced a replacement leaves the new request alone")
+    func revisionRace() throws {
+        let store = try SQLiteNotificationStore()
+        _ = try store.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+        let due = start.addingTimeInterval(10)
+        let claimed = try store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10)
+        #expect(claimed.map(\.identifier) == ["r"])
+        // The app replaces the request while the old one is being presented.
+        let replacement = try store.insertPending(request("r", fireIn: 500), cap: nil, at: due).stored
+        #expect(replacement.revision != claimed[0].revision)
+        try store.completeFire(claimed[0], nextFireDate: nil, delivered: nil, history: history(claimed[0], at: due), badge: nil)
+        let pending = try store.pendingRequests(appID: "com.example.app")
+        #expect(pending.map(\.revision) == [replacement.revision])
+        #expect(pending.first?.nextFireDate == start.addingTimeInterval(500))
+    }
+
+    @Test("a claim that is never completed expires, and the request is delivered again")
+    func claimLease() throws {
+        let store = try SQLiteNotificationStore()
+        _ = try store.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+        let due = start.addingTimeInterval(10)
+        #expect(try store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).count == 1)
+        // Another engine on the same store does not take it while claimed.
+        #expect(try store.claimDue(at: due.addingTimeInterval(1), leaseUntil: due.addingTimeInterval(61), limit: 10).isEmpty)
+        #expect(try store.nextWakeDate() == due.addingTimeInterval(60))
+        // The claimant died: after the lease the request is due again.
+        #expect(try store.claimDue(at: due.addingTimeInterval(60), leaseUntil: due.addingTimeInterval(120), limit: 10).count == 1)
+    }
+
+    @Test("completing a fire reschedules or removes, lists the delivery, sets the badge and records history")
+    func completeFire() throws {
+        let store = try SQLiteNotificationStore()
+        let stored = try store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
+        let due = start.addingTimeInterval(10)
+        let delivered = DeliveredNotification(appID: stored.appID, request: stored.spec, date: due, dueDate: due, presentation: [.banner])
+        let historyID = try store.completeFire(
+            stored, nextFireDate: due.addingTimeInterval(60), delivered: delivered, history: history(stored, at: due), badge: 2)
+        #expect(try store.pendingRequests(appID: stored.appID).first?.nextFireDate == due.addingTimeInterval(60))
+        #expect(try store.deliveredNotifications(appID: stored.appID).first?.historyID == historyID)
+        #expect(try store.appState(appID: stored.appID)?.badge == 2)
+        let removed = try store.removeDelivered(appID: stored.appID, identifiers: ["r"], outcome: .removed)
+        #expect(removed.count == 1)
+        #expect(try store.history(appID: stored.appID, limit: 10).first?.outcome == .removed)
+        #expect(try store.deliveredNotifications(appID: stored.appID).isEmpty)
+    }
+
+    @Test("queued responses are kept in order until acknowledged")
+    func queuedResponses() throws {
+        let store = try SQLiteNotificationStore()
+        let stored = try store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
+        let delivered = DeliveredNotification(appID: stored.appID, request: stored.spec, date: start, dueDate: start, presentation: [.banner])
+        for action in ["one", "two"] {
+            try store.recordResponse(
+                ResponseSpec(notification: delivered, actionIdentifier: action, date: start), outcome: .action, enqueue: true)
+        }
+        let queued = try store.queuedResponses(appID: stored.appID)
+        #expect(queued.map(\.response.actionIdentifier) == ["one", "two"])
+        try store.removeQueuedResponse(id: queued[0].id)
+        #expect(try store.queuedResponses(appID: stored.appID).map(\.response.actionIdentifier) == ["two"])
+        #expect(try store.queuedResponses(appID: "com.example.other").isEmpty)
+    }
+
+    @Test("the cap ignores requests without a date and keeps ties in insertion order")
+    func capTies() throws {
+        let store = try SQLiteNotificationStore()
+        _ = try store.insertPending(request("undated", fireIn: nil), cap: 2, at: start)
+        for id in ["a", "b", "c"] { _ = try store.insertPending(request(id, fireIn: 60), cap: 2, at: start) }
+        #expect(Set(try store.pendingRequests(appID: "com.example.app").map(\.identifier)) == ["undated", "a", "b"])
+        #expect(try store.history(appID: "com.example.app", limit: 5).map(\.requestIdentifier) == ["c"])
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The built `unotify` executable, next to the test bundle.
+func unotifyExecutable() throws -> URL {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("unotify")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+    let debug = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/unotify")
+    try #require(FileManager.default.isExecutableFile(atPath: debug.path), "build unotify first")
+    return debug
+}
+
+/// A running `unotify` process whose output is collected as it arrives.
+final class RunningCommand: Sendable {
+    let process: Process
+    private let output = Collected()
+    private let errors = Collected()
+
+    /// Text collected from a pipe.
+    final class Collected: Sendable {
+        private let text = Mutex("")
+        func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        var value: String { text.withLock { $0 } }
+    }
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process = Process()
+        process.executableURL = try unotifyExecutable()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [output] handle in output.append(handle.availableData) }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in errors.append(handle.availableData) }
+        try process.run()
+    }
+
+    var stdout: String { output.value }
+    var stderr: String { errors.value }
+
+    /// Waits (bounded) until the condition holds on the output; returns whether it did.
+    func wait(upTo seconds: Double, for condition: (String, String) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(stdout, stderr) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition(stdout, stderr)
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// Runs `unotify` to completion and returns its standard output.
+func runToEnd(_ arguments: [String], environment: [String: String]) async throws -> String {
+    let command = try RunningCommand(arguments, environment: environment)
+    command.process.waitUntilExit()
+    _ = await command.wait(upTo: 1) { _, _ in false }
+    #expect(command.process.terminationStatus == 0, "\(arguments): \(command.stderr)")
+    return command.stdout
+}
+
+/// Real processes and real time: the few tests that wait for a wall clock.
+@Suite("unotify end to end", .serialized)
+struct EndToEndTests {
+    @Test("`add --in 2s` then `watch` shows the notification within a second of its due time")
+    func addThenWatch() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["OPENUN_STORE": store]
+        _ = try await runToEnd(["add", "--in", "2s", "--title", "Hi", "--id", "hi"], environment: environment)
+        let watch = try RunningCommand(["watch", "--for", "8"], environment: environment)
+        defer { watch.process.terminate() }
+        #expect(await watch.wait(upTo: 8) { out, _ in out.contains("│ Hi") })
+        let history = try await runToEnd(["history", "--json"], environment: environment)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [[String: Any]])
+        let lateness = try #require(entries.first?["lateness"] as? Double)
+        #expect(lateness >= 0 && lateness < 1, "delivered \(lateness) s late")
+    }
+
+    @Test("pending requests survive kill -9 of the engine and fire after restart")
+    func survivesKill9() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["OPENUN_STORE": store]
+        let first = try RunningCommand(["watch"], environment: environment)
+        #expect(await first.wait(upTo: 10) { _, err in err.contains("watching") })
+        // Added while the first engine runs: it notices through the store, without polling.
+        _ = try await runToEnd(["add", "--in", "3s", "--title", "Persisted", "--id", "p"], environment: environment)
+        _ = try await runToEnd(["add", "--in", "60s", "--repeats", "--title", "Nag", "--id", "nag"], environment: environment)
+        first.kill9()
+        #expect(!first.stdout.contains("Persisted"))
+        let second = try RunningCommand(["watch", "--for", "10"], environment: environment)
+        defer { second.process.terminate() }
+        #expect(await second.wait(upTo: 10) { out, _ in out.contains("│ Persisted") })
+        let pending = try await runToEnd(["list"], environment: environment)
+        #expect(pending.contains("nag") && !pending.contains(" p "))
+    }
+
+    @Test("a running `watch` delivers a request another process adds")
+    func watchSeesOtherProcesses() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["OPENUN_STORE": store]
+        let watch = try RunningCommand(["watch", "--for", "10"], environment: environment)
+        defer { watch.process.terminate() }
+        #expect(await watch.wait(upTo: 10) { _, err in err.contains("watching") })
+        _ = try await runToEnd(["add", "--title", "Right away"], environment: environment)
+        #expect(await watch.wait(upTo: 5) { out, _ in out.contains("│ Right away") })
+    }
+
+    @Test("bad input prints one line on stderr and exits non-zero")
+    func badInputExitStatus() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let command = try RunningCommand(["add", "--in", "0"], environment: ["OPENUN_STORE": store])
+        command.process.waitUntilExit()
+        _ = await command.wait(upTo: 1) { _, err in !err.isEmpty }
+        #expect(command.process.terminationStatus != 0)
+        #expect(command.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(command.stderr)")
+        #expect(command.stderr.contains("time interval must be greater than 0"))
+    }
+}
