@@ -34,7 +34,8 @@ let package = Package(
         // Apple's UserNotifications API, backed by the engine in embedded mode.
         .target(
             name: "OpenUserNotifications",
-            dependencies: ["NotificationModel", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery"]
+            dependencies: ["NotificationModel", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery"],
+            exclude: ["RemainingInterface.swift.txt"]
         ),
         // Re-exports Apple's framework where it exists and ours elsewhere.
         .target(name: "OpenUserNotificationsShim", dependencies: ["OpenUserNotifications"]),
@@ -48,13 +49,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "unotify", dependencies: ["UnotifyCLI"]),
+        .executableTarget(
+            name: "unotify", dependencies: ["UnotifyCLI", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "UnotifyBench",
             dependencies: ["OpenUserNotifications", "NotificationStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
 
-        .testTarget(name: "NotificationEngineTests", dependencies: ["NotificationEngine", "OpenUserNotificationsTesting"]),
+        .testTarget(
+            name: "NotificationEngineTests",
+            dependencies: ["NotificationEngine", "NotificationStoreSQLite", "OpenUserNotificationsTesting"]
+        ),
         .testTarget(name: "NotificationStoreSQLiteTests", dependencies: ["NotificationStoreSQLite"]),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),

@@ -17,6 +17,10 @@ public struct EngineConfiguration: Sendable {
     /// it again.
     public var claimLease: TimeInterval
 
+    /// Whose requests this engine delivers: one app's (an app's own process in embedded mode) or every app's
+    /// (`nil`: `unotify watch`, later the daemon).
+    public var deliveryScope: String?
+
     /// The default cap Apple documents.
     public static let applePendingCap = 64
 
@@ -24,8 +28,10 @@ public struct EngineConfiguration: Sendable {
         pendingCap: Int? = EngineConfiguration.applePendingCap,
         authorizationPolicy: AuthorizationPolicy = .grantRequested,
         willPresentDeadline: TimeInterval = 10,
-        claimLease: TimeInterval = 60
+        claimLease: TimeInterval = 60,
+        deliveryScope: String? = nil
     ) {
+        self.deliveryScope = deliveryScope
         self.pendingCap = pendingCap
         self.authorizationPolicy = authorizationPolicy
         self.willPresentDeadline = willPresentDeadline

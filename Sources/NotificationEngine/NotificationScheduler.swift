@@ -249,7 +249,8 @@ public actor NotificationScheduler {
             let claimed: [PendingRequest]
             do {
                 claimed = try store.claimDue(
-                    at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease), limit: Self.claimBatch)
+                    at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease), limit: Self.claimBatch,
+                    appID: configuration.deliveryScope)
             } catch {
                 logger.error("could not read due requests: \(error)")
                 return shown
@@ -267,7 +268,7 @@ public actor NotificationScheduler {
             let seen = wake.generation
             await deliverDue()
             let next: Date?
-            do { next = try store.nextWakeDate() } catch {
+            do { next = try store.nextWakeDate(appID: configuration.deliveryScope) } catch {
                 logger.error("could not read the next fire date: \(error)")
                 next = clock.now.addingTimeInterval(60)
             }

@@ -27,12 +27,14 @@ public protocol NotificationStore: Sendable {
     func removePending(appID: String, identifiers: [String]?) throws -> [PendingRequest]
 
     /// The earliest instant at which something may be due: an unclaimed fire date or an expiring claim.
-    func nextWakeDate() throws -> Date?
+    /// - Parameter appID: Only this app's requests; `nil` for every app.
+    func nextWakeDate(appID: String?) throws -> Date?
 
     /// Claims up to `limit` requests due at `date` for delivery until `leaseUntil`, so that another engine on
     /// the same store does not deliver them too; a claim that is never completed expires and the request is
     /// delivered again.
-    func claimDue(at date: Date, leaseUntil: Date, limit: Int) throws -> [PendingRequest]
+    /// - Parameter appID: Only this app's requests; `nil` for every app.
+    func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest]
 
     /// Finishes a claimed fire in one transaction: reschedules the request (or removes it when `nextFireDate` is
     /// `nil`) unless it was replaced meanwhile, lists `delivered`, sets the badge and appends `history`.
@@ -92,6 +94,16 @@ public protocol NotificationStore: Sendable {
 
     /// How many pending requests the store holds, over all apps.
     func pendingCount() throws -> Int
+}
+
+extension NotificationStore {
+    /// The earliest instant at which any app's request may be due.
+    public func nextWakeDate() throws -> Date? { try nextWakeDate(appID: nil) }
+
+    /// Claims due requests of every app.
+    public func claimDue(at date: Date, leaseUntil: Date, limit: Int) throws -> [PendingRequest] {
+        try claimDue(at: date, leaseUntil: leaseUntil, limit: limit, appID: nil)
+    }
 }
 
 /// The result of ``NotificationStore/insertPending(_:cap:at:)``.

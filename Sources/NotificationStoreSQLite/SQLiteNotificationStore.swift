@@ -93,25 +93,31 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func nextWakeDate() throws -> Date? {
+    public func nextWakeDate(appID: String?) throws -> Date? {
         try writer.read { db in
-            let fire = try Double.fetchOne(db, sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL")
-            let claim = try Double.fetchOne(db, sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL")
+            let scope = appID == nil ? "" : " AND app = ?"
+            let arguments: StatementArguments = appID.map { [$0] } ?? []
+            let fire = try Double.fetchOne(
+                db, sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL" + scope, arguments: arguments)
+            let claim = try Double.fetchOne(
+                db, sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL" + scope, arguments: arguments)
             return [fire, claim].compactMap { $0 }.min().map(Date.init(timeIntervalSince1970:))
         }
     }
 
-    public func claimDue(at date: Date, leaseUntil: Date, limit: Int) throws -> [PendingRequest] {
+    public func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest] {
         try writer.write { db in
             let now = date.timeIntervalSince1970
+            let scope = appID == nil ? "" : " AND app = ?"
+            let app: StatementArguments = appID.map { [$0] } ?? []
             var records = try PendingRecord.fetchAll(
                 db,
-                sql: "SELECT * FROM pending WHERE claimUntil IS NULL AND nextFire <= ? ORDER BY nextFire LIMIT ?",
-                arguments: [now, limit])
+                sql: "SELECT * FROM pending WHERE claimUntil IS NULL AND nextFire <= ?\(scope) ORDER BY nextFire LIMIT ?",
+                arguments: [now] + app + [limit])
             records += try PendingRecord.fetchAll(
                 db,
-                sql: "SELECT * FROM pending WHERE claimUntil IS NOT NULL AND claimUntil <= ? ORDER BY nextFire LIMIT ?",
-                arguments: [now, max(0, limit - records.count)])
+                sql: "SELECT * FROM pending WHERE claimUntil IS NOT NULL AND claimUntil <= ?\(scope) ORDER BY nextFire LIMIT ?",
+                arguments: [now] + app + [max(0, limit - records.count)])
             for record in records {
                 try db.execute(
                     sql: "UPDATE pending SET claimUntil = ? WHERE id = ?",

@@ -3,6 +3,7 @@ import NotificationEngine
 import NotificationModel
 import OpenUserNotifications
 import OpenUserNotificationsTesting
+import NotificationStoreSQLite
 import Testing
 
 let app = "com.example.app"
@@ -233,5 +234,22 @@ struct SchedulerTests {
         system.clock.advance(by: 60)
         while system.presenter.presentations.count < 2 { await Task.yield() }
         #expect(system.presenter.presentations.map(\.identifier) == ["soon", "later"])
+    }
+
+    @Test("an engine scoped to one app (an app's own process) delivers only that app's requests")
+    func deliveryScope() async throws {
+        let store = try SQLiteNotificationStore()
+        let clock = ManualNotificationClock(now: instant("2026-01-05T09:00:00Z"))
+        let presenter = RecordingPresenter()
+        let scoped = NotificationScheduler(
+            store: store, clock: clock, presenter: presenter, configuration: EngineConfiguration(deliveryScope: "com.example.mine"))
+        for appID in ["com.example.mine", "com.example.theirs"] {
+            try await scoped.setAuthorization(appID: appID, status: .authorized, options: [.alert])
+            try await scoped.add(RequestSpec(identifier: appID, content: NotificationPayload(), trigger: nil), appID: appID)
+        }
+        await scoped.deliverDue()
+        #expect(presenter.presentations.map(\.appID) == ["com.example.mine"])
+        #expect(try store.pendingRequests(appID: "com.example.theirs").count == 1)
+        #expect(try store.nextWakeDate(appID: "com.example.mine") == nil)
     }
 }

@@ -23,10 +23,12 @@ final class EmbeddedSystem: Sendable {
             logger.error("cannot open the notification store at \(configuration.resolvedStorePath): \(error); using memory")
             store = try! SQLiteNotificationStore(inMemory: ())  // an in-memory SQLite database cannot fail to open
         }
+        let appID = AppIdentity.resolve(configured: configuration.bundleIdentifier, executableURL: Platform.executableURL)
+        var engineConfiguration = configuration.engineConfiguration
+        engineConfiguration.deliveryScope = appID  // the app's process delivers its own notifications only
         scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardError),
-            configuration: configuration.engineConfiguration, logger: logger)
-        let appID = AppIdentity.resolve(configured: configuration.bundleIdentifier, executableURL: Platform.executableURL)
+            configuration: engineConfiguration, logger: logger)
         center = UNUserNotificationCenter(bundleIdentifier: appID, backend: scheduler, configuration: configuration)
         let scheduler = scheduler
         monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
