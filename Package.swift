@@ -9,12 +9,14 @@ let package = Package(
         .library(name: "OpenUserNotificationsShim", targets: ["OpenUserNotificationsShim"]),
         .library(name: "OpenUserNotificationsTesting", targets: ["OpenUserNotificationsTesting"]),
         .executable(name: "unotify", targets: ["unotify"]),
+        .executable(name: "unotifyd", targets: ["unotifyd"]),
         .executable(name: "unotify-bench", targets: ["UnotifyBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -29,12 +31,39 @@ let package = Package(
             name: "NotificationStoreSQLite",
             dependencies: ["NotificationEngine", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The versioned messages between apps and the daemon (JSON lines).
+        .target(name: "NotificationWire", dependencies: ["NotificationModel"]),
+        // Newline framing on SwiftNIO channels, shared by the daemon and its clients.
+        .target(
+            name: "NotificationSocket",
+            dependencies: ["NotificationWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+        ),
+        // The app side of the daemon protocol: a `NotificationBackend`-shaped client.
+        .target(name: "NotificationClient", dependencies: ["NotificationEngine", "NotificationSocket"]),
+        // The per-user daemon: socket server, app sessions, launcher; the composition root of system mode.
+        .target(
+            name: "NotificationDaemon",
+            dependencies: [
+                "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationSocket",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "unotifyd",
+            dependencies: [
+                "NotificationDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Presenters: the terminal presenter (the D-Bus one arrives with desktop delivery).
         .target(name: "NotificationDelivery", dependencies: ["NotificationEngine"]),
         // Apple's UserNotifications API, backed by the engine in embedded mode.
         .target(
             name: "OpenUserNotifications",
-            dependencies: ["NotificationModel", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery"],
+            dependencies: [
+                "NotificationModel", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
+                "NotificationClient", "NotificationWire",
+            ],
             exclude: ["RemainingInterface.swift.txt"]
         ),
         // Re-exports Apple's framework where it exists and ours elsewhere.
@@ -46,12 +75,15 @@ let package = Package(
             name: "UnotifyCLI",
             dependencies: [
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationClient", "NotificationWire", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "unotify", dependencies: ["UnotifyCLI", .product(name: "Logging", package: "swift-log")]
         ),
+        // Linux facilities a per-user daemon needs: wall-clock jumps, system zone changes, peer credentials.
+        .target(name: "CNotificationPlatform"),
+        .target(name: "NotificationPlatform", dependencies: ["CNotificationPlatform"]),
         .executableTarget(
             name: "UnotifyBench",
             dependencies: ["OpenUserNotifications", "NotificationStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
@@ -65,6 +97,7 @@ let package = Package(
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "OpenUserNotificationsTesting"]),
+        .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
     ]
 )
 

@@ -57,8 +57,9 @@ public struct TerminalPresenter: NotificationPresenter {
         var lines = [header + String(repeating: "─", count: max(2, width - header.count - clock.count - 1)) + " " + clock]
         if options.isVisible {
             for text in [content.title, content.subtitle] where !text.isEmpty { lines.append("│ \(text)") }
-            for line in displayBody(content.body).split(separator: "\n", omittingEmptySubsequences: false) {
-                lines.append("│ \(line)")
+            let body = displayBody(content.body)
+            if !body.isEmpty {
+                for line in body.split(separator: "\n", omittingEmptySubsequences: false) { lines.append("│ \(line)") }
             }
         }
         var footer: [String] = []

@@ -25,6 +25,8 @@ public struct EngineError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidArgument
         /// The store could not read or write.
         case storeFailure
+        /// The daemon could not be reached.
+        case unavailable
     }
 
     public var code: Code
@@ -36,4 +38,32 @@ public struct EngineError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension EngineError.Code {
+    /// The code's name, as the wire protocol carries it.
+    public var name: String {
+        switch self {
+        case .notificationsNotAllowed: "notificationsNotAllowed"
+        case .invalidNoDate: "invalidNoDate"
+        case .invalidTrigger: "invalidTrigger"
+        case .invalidUserInfo: "invalidUserInfo"
+        case .unknownNotification: "unknownNotification"
+        case .unknownAction: "unknownAction"
+        case .badgeInputInvalid: "badgeInputInvalid"
+        case .invalidArgument: "invalidArgument"
+        case .storeFailure: "storeFailure"
+        case .unavailable: "unavailable"
+        }
+    }
+
+    /// The code with this name.
+    public init?(name: String) {
+        let all: [EngineError.Code] = [
+            .notificationsNotAllowed, .invalidNoDate, .invalidTrigger, .invalidUserInfo, .unknownNotification,
+            .unknownAction, .badgeInputInvalid, .invalidArgument, .storeFailure, .unavailable,
+        ]
+        guard let code = all.first(where: { $0.name == name }) else { return nil }
+        self = code
+    }
 }

@@ -34,3 +34,10 @@ public protocol ForegroundApp: Sendable {
     /// - Returns: Whether the app took it; `false` (no delegate yet) keeps it queued for later.
     func didReceive(_ response: ResponseSpec) async -> Bool
 }
+
+/// Starts an app that is not running so that it receives a response queued for it: the analogue of iOS launching
+/// an app in the background. The daemon implements it with the app's registered launch command.
+public protocol AppLauncher: Sendable {
+    /// Called when a response was queued for `appID` and no running process of the app took it.
+    func launch(appID: String) async
+}

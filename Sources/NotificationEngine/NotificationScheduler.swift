@@ -15,6 +15,7 @@ public actor NotificationScheduler {
     public nonisolated let presenter: any NotificationPresenter
     public nonisolated let configuration: EngineConfiguration
     nonisolated let logger: Logger
+    nonisolated let launcher: (any AppLauncher)?
 
     private let wake = WakeSignal()
     private var foregroundApps: [String: any ForegroundApp] = [:]
@@ -31,11 +32,13 @@ public actor NotificationScheduler {
     ///   - presenter: What shows notifications when the app does not run.
     ///   - configuration: The pending cap, authorization policy and deadlines.
     ///   - logger: Where discards, skips and failures are logged.
+    ///   - launcher: Starts an app that is not running when a response is queued for it.
     public init(
         store: any NotificationStore, clock: any NotificationClock, presenter: any NotificationPresenter,
         configuration: EngineConfiguration = EngineConfiguration(),
-        logger: Logger = Logger(label: "OpenUserNotifications.engine")
+        logger: Logger = Logger(label: "OpenUserNotifications.engine"), launcher: (any AppLauncher)? = nil
     ) {
+        self.launcher = launcher
         self.store = store
         self.clock = clock
         self.presenter = presenter
@@ -178,6 +181,14 @@ public actor NotificationScheduler {
         foregroundApps[appID] = nil
     }
 
+    /// Unregisters a running app only if `app` is still the registered one (a newer process may have taken over).
+    public func detach(_ app: any ForegroundApp & AnyObject, appID: String) {
+        if let current = foregroundApps[appID] as? AnyObject, current === app { foregroundApps[appID] = nil }
+    }
+
+    /// The apps whose process is running.
+    public var runningApps: Set<String> { Set(foregroundApps.keys) }
+
     /// Acts on a delivered notification as a person would: taps it, picks an action, types text or dismisses it.
     ///
     /// The notification leaves the delivered list and its history entry records the answer. The response goes
@@ -231,6 +242,9 @@ public actor NotificationScheduler {
         if routed, let foreground = foregroundApps[appID] {
             // Queued first and forgotten once taken, so a crash in between hands it over again: at least once.
             await attach(foreground, appID: appID)
+        }
+        if routed, let launcher, !((try? store.queuedResponses(appID: appID)) ?? []).isEmpty {
+            await launcher.launch(appID: appID)
         }
         return routed
     }

@@ -94,6 +94,9 @@ public protocol NotificationStore: Sendable {
 
     /// How many pending requests the store holds, over all apps.
     func pendingCount() throws -> Int
+
+    /// How many pending requests each app has.
+    func pendingCounts() throws -> [String: Int]
 }
 
 extension NotificationStore {

@@ -178,6 +178,14 @@ public final class SQLiteNotificationStore: NotificationStore {
         try writer.read { db in try PendingRecord.fetchCount(db) }
     }
 
+    public func pendingCounts() throws -> [String: Int] {
+        try writer.read { db in
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT app, COUNT(*) AS n FROM pending GROUP BY app")
+                    .map { ($0["app"] as String, $0["n"] as Int) })
+        }
+    }
+
     // MARK: - Delivered notifications
 
     public func deliveredNotifications(appID: String) throws -> [DeliveredNotification] {

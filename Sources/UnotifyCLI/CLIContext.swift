@@ -1,40 +1,69 @@
 import ArgumentParser
 import Foundation
+import NotificationClient
 import NotificationDelivery
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
+import NotificationWire
 import OpenUserNotifications
 
-/// The engine a command works on: the user's store, the system clock and the terminal presenter.
+/// What a command works on: the daemon when one runs, otherwise the engine in this process over the user's store.
 struct CLIContext {
-    let scheduler: NotificationScheduler
+    /// Where requests go.
+    let backend: any NotificationBackend
+    /// Set in embedded mode: the engine itself (for `watch`).
+    let scheduler: NotificationScheduler?
+    let daemon: DaemonBackend?
     let storePath: String
     let appID: String
+    let configuration: OpenUserNotificationsConfiguration
 
     init(_ options: GlobalOptions) throws {
         var configuration = OpenUserNotificationsConfiguration.fromEnvironment()
         if let store = options.store { configuration.storePath = store }
+        if let mode = options.mode { configuration.mode = mode }
+        if let socket = options.socket { configuration.socketPath = socket }
+        self.configuration = configuration
         storePath = configuration.resolvedStorePath
         appID = options.app
+        let socket = configuration.resolvedSocketPath
+        let useDaemon =
+            switch configuration.mode {
+            case .daemon: true
+            case .embedded: false
+            case .automatic: options.store == nil && DaemonBackend.isListening(at: socket)
+            }
+        if useDaemon {
+            let daemon = DaemonBackend(socketPath: socket)
+            self.daemon = daemon
+            backend = daemon
+            scheduler = nil
+            if options.verbose { Self.say("unotify: daemon mode, socket \(socket), app \(appID)") }
+            return
+        }
         let store: SQLiteNotificationStore
         do {
             store = try SQLiteNotificationStore(path: storePath)
         } catch {
             throw CLIError("cannot open the notification store at \(storePath): \(error)")
         }
-        scheduler = NotificationScheduler(
+        let scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardOutput),
             configuration: configuration.engineConfiguration)
-        if options.verbose {
-            FileHandle.standardError.write(Data("unotify: embedded mode, store \(storePath), app \(appID)\n".utf8))
-        }
+        self.scheduler = scheduler
+        backend = scheduler
+        daemon = nil
+        if options.verbose { Self.say("unotify: embedded mode, store \(storePath), app \(appID)") }
     }
 
-    /// A center acting as the app (not registered as running, so the terminal presents).
+    /// A center acting as the app (not registered as running, so the presenter shows its notifications).
     var center: UNUserNotificationCenter {
-        UNUserNotificationCenter(
-            bundleIdentifier: appID, backend: scheduler, configuration: OpenUserNotificationsConfiguration.fromEnvironment())
+        UNUserNotificationCenter(bundleIdentifier: appID, backend: backend, configuration: configuration)
+    }
+
+    static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
 
@@ -58,6 +87,8 @@ extension AsyncParsableCommand {
         } catch let error as UNError {
             throw CLIError(error.localizedReason)
         } catch let error as NotificationRequestError {
+            throw CLIError(error.message)
+        } catch let error as WireFailure {
             throw CLIError(error.message)
         }
     }

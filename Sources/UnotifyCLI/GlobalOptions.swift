@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import OpenUserNotifications
+
+extension OpenUserNotificationsConfiguration.Mode: ExpressibleByArgument {}
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -11,6 +14,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Print JSON instead of text.")
     var json = false
+
+    @Option(name: .long, help: "automatic (the daemon when it runs), embedded or daemon (default: $OPENUN_MODE).")
+    var mode: OpenUserNotificationsConfiguration.Mode?
+
+    @Option(name: .long, help: "The daemon's socket (default: $OPENUN_SOCKET or $XDG_RUNTIME_DIR/...).")
+    var socket: String?
 
     @Flag(name: .long, help: "Say which store and mode were used.")
     var verbose = false

@@ -42,7 +42,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
 
     /// The app's shared center.
     public class func current() -> UNUserNotificationCenter {
-        EmbeddedSystem.shared.center
+        SharedSystem.shared.center
     }
 
     /// Receives notifications that arrive while the app runs, and the person's answers. Set it before the app

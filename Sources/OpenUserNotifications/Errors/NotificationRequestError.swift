@@ -7,7 +7,7 @@ import NotificationEngine
 public struct NotificationRequestError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kinds of problem; more may be added, so switch with a `default`.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Value: Hashable, Sendable { case invalidTrigger, invalidUserInfo, unknownNotification, unknownAction, invalidArgument, storeFailure }
+        fileprivate enum Value: Hashable, Sendable { case invalidTrigger, invalidUserInfo, unknownNotification, unknownAction, invalidArgument, storeFailure, unavailable }
         fileprivate let value: Value
         public static let invalidTrigger = Kind(value: .invalidTrigger)
         public static let invalidUserInfo = Kind(value: .invalidUserInfo)
@@ -15,6 +15,8 @@ public struct NotificationRequestError: Error, Hashable, Sendable, CustomStringC
         public static let unknownAction = Kind(value: .unknownAction)
         public static let invalidArgument = Kind(value: .invalidArgument)
         public static let storeFailure = Kind(value: .storeFailure)
+        /// The notification daemon could not be reached.
+        public static let unavailable = Kind(value: .unavailable)
         public var description: String { "\(value)" }
     }
 
@@ -42,6 +44,7 @@ extension EngineError {
         case .unknownAction: NotificationRequestError(.unknownAction, message)
         case .invalidArgument: NotificationRequestError(.invalidArgument, message)
         case .storeFailure: NotificationRequestError(.storeFailure, message)
+        case .unavailable: NotificationRequestError(.unavailable, message)
         }
     }
 }

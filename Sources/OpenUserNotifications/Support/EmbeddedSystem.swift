@@ -1,20 +1,49 @@
 import Foundation
 import Logging
+import NotificationClient
 import NotificationDelivery
 import NotificationEngine
 import NotificationStoreSQLite
 
-/// Embedded mode: the engine runs inside the app's process, over the SQLite store every process of the user
-/// shares, delivering through the terminal presenter.
-final class EmbeddedSystem: Sendable {
-    static let shared = EmbeddedSystem(configuration: .current)
+/// The system behind `UNUserNotificationCenter.current()`: the per-user daemon when one runs (or the
+/// configuration says so), otherwise the engine inside this process.
+final class SharedSystem: Sendable {
+    static let shared = SharedSystem(configuration: .current)
 
     let center: UNUserNotificationCenter
+    /// Set in embedded mode.
+    let embedded: EmbeddedSystem?
+
+    init(configuration: OpenUserNotificationsConfiguration) {
+        let appID = AppIdentity.resolve(configured: configuration.bundleIdentifier, executableURL: Platform.executableURL)
+        let socket = configuration.resolvedSocketPath
+        let useDaemon =
+            switch configuration.mode {
+            case .daemon: true
+            case .embedded: false
+            case .automatic: DaemonBackend.isListening(at: socket)
+            }
+        if useDaemon {
+            embedded = nil
+            center = UNUserNotificationCenter(
+                bundleIdentifier: appID, backend: DaemonBackend(socketPath: socket), configuration: configuration)
+        } else {
+            let system = EmbeddedSystem(configuration: configuration, appID: appID)
+            embedded = system
+            center = UNUserNotificationCenter(bundleIdentifier: appID, backend: system.scheduler, configuration: configuration)
+        }
+        center.attachAsForeground()
+    }
+}
+
+/// Embedded mode: the engine runs inside the app's process, over the SQLite store every process of the user
+/// shares, delivering the app's own notifications through the terminal presenter.
+final class EmbeddedSystem: Sendable {
     let scheduler: NotificationScheduler
     private let loop: Task<Void, Never>
     private let monitor: StoreFileMonitor?
 
-    init(configuration: OpenUserNotificationsConfiguration) {
+    init(configuration: OpenUserNotificationsConfiguration, appID: String) {
         let logger = Logger(label: "OpenUserNotifications")
         let store: any NotificationStore
         do {
@@ -23,16 +52,13 @@ final class EmbeddedSystem: Sendable {
             logger.error("cannot open the notification store at \(configuration.resolvedStorePath): \(error); using memory")
             store = try! SQLiteNotificationStore(inMemory: ())  // an in-memory SQLite database cannot fail to open
         }
-        let appID = AppIdentity.resolve(configured: configuration.bundleIdentifier, executableURL: Platform.executableURL)
         var engineConfiguration = configuration.engineConfiguration
         engineConfiguration.deliveryScope = appID  // the app's process delivers its own notifications only
         scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardError),
             configuration: engineConfiguration, logger: logger)
-        center = UNUserNotificationCenter(bundleIdentifier: appID, backend: scheduler, configuration: configuration)
         let scheduler = scheduler
         monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
         loop = Task { await scheduler.run() }
-        center.attachAsForeground()
     }
 }

@@ -1,6 +1,11 @@
 import Foundation
 import NotificationEngine
+import NotificationWire
 import Synchronization
+
+#if os(Linux)
+import Glibc
+#endif
 
 /// How requests for permission are answered where no person can be asked. An addition of this library.
 public typealias AuthorizationPolicy = NotificationEngine.AuthorizationPolicy
@@ -30,12 +35,29 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     /// How a notification is presented while the app runs when its delegate gives no answer (no delegate, or no
     /// `willPresent`). Empty, as on Apple platforms: the notification is not shown.
     public var foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions
+    /// Whether `current()` talks to the per-user daemon or runs the engine in-process.
+    public var mode: Mode
+    /// The daemon's socket; `nil` means `OPENUN_SOCKET` or `$XDG_RUNTIME_DIR/openusernotifications/unotifyd.sock`.
+    public var socketPath: String?
+
+    /// Where the engine runs.
+    public enum Mode: String, Sendable, Hashable {
+        /// The daemon when one listens on the socket, otherwise embedded (the default).
+        case automatic
+        /// Always the engine in this process.
+        case embedded
+        /// Always the daemon (calls fail with `unavailable` while it is not running).
+        case daemon
+    }
 
     public init(
         bundleIdentifier: String? = nil, storePath: String? = nil, pendingCap: Int? = 64,
         authorizationPolicy: AuthorizationPolicy = .grantRequested,
-        foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions = []
+        foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions = [], mode: Mode = .automatic,
+        socketPath: String? = nil
     ) {
+        self.mode = mode
+        self.socketPath = socketPath
         self.bundleIdentifier = bundleIdentifier
         self.storePath = storePath
         self.pendingCap = pendingCap
@@ -44,7 +66,8 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     }
 
     /// A configuration from the environment: `OPENUN_BUNDLE_ID`, `OPENUN_STORE`, `OPENUN_PENDING_CAP`
-    /// (a number or `off`) and `OPENUN_AUTHORIZATION` (`grant` or `deny`).
+    /// (a number or `off`), `OPENUN_AUTHORIZATION` (`grant` or `deny`), `OPENUN_MODE` (`automatic`, `embedded`,
+    /// `daemon`) and `OPENUN_SOCKET`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Self {
         var configuration = Self()
         configuration.bundleIdentifier = environment["OPENUN_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
@@ -53,6 +76,8 @@ public struct OpenUserNotificationsConfiguration: Sendable {
             configuration.pendingCap = cap == "off" ? nil : Int(cap) ?? configuration.pendingCap
         }
         configuration.authorizationPolicy = AuthorizationPolicy.fromEnvironment(environment) ?? .grantRequested
+        configuration.mode = environment["OPENUN_MODE"].flatMap(Mode.init(rawValue:)) ?? .automatic
+        configuration.socketPath = environment["OPENUN_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         return configuration
     }
 
@@ -67,6 +92,11 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     /// The store file this configuration names.
     public var resolvedStorePath: String {
         storePath ?? Platform.defaultStorePath(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The daemon socket this configuration names.
+    public var resolvedSocketPath: String {
+        socketPath ?? defaultDaemonSocketPath(environment: ProcessInfo.processInfo.environment, userID: getuid())
     }
 
     /// The engine settings this configuration implies.

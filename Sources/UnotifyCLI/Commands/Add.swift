@@ -37,16 +37,16 @@ struct Add: AsyncParsableCommand {
             }
             let content = try makeContent()
             let context = try CLIContext(global)
-            let state = try await context.scheduler.appState(appID: context.appID)
+            let state = try await context.backend.appState(appID: context.appID)
             if state.authorization == .notDetermined {
-                _ = try await context.scheduler.requestAuthorization(appID: context.appID, options: [.alert, .sound, .badge])
+                _ = try await context.backend.requestAuthorization(appID: context.appID, options: [.alert, .sound, .badge])
             }
             let identifier = id ?? UUID().uuidString
             let request = UNNotificationRequest(
                 identifier: identifier, content: content, trigger: trigger.map { UNNotificationTrigger.make($0) })
             request.missedFirePolicy = policy
             try await context.center.add(request)
-            let pending = try await context.scheduler.pendingRequests(appID: context.appID)
+            let pending = try await context.backend.pendingRequests(appID: context.appID)
                 .first { $0.identifier == identifier }
             if global.json {
                 let next: Any = pending?.nextFireDate.map(CLIOutput.iso) ?? NSNull()
@@ -54,7 +54,7 @@ struct Add: AsyncParsableCommand {
             } else if let pending {
                 CLIOutput.print("\(identifier) \(pending.nextFireDate.map(CLIOutput.iso) ?? "(no date)")")
             } else {
-                CLIOutput.print("\(identifier) discarded: the app already has \(context.scheduler.configuration.pendingCap ?? 0) sooner pending requests")
+                CLIOutput.print("\(identifier) discarded: the app already has \(context.configuration.pendingCap ?? 0) sooner pending requests")
             }
         }
     }

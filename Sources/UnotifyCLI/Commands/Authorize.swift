@@ -30,14 +30,14 @@ struct Authorize: AsyncParsableCommand {
                 set.insert(option)
             }
             if grant {
-                try await context.scheduler.setAuthorization(
+                try await context.backend.setAuthorization(
                     appID: context.appID, status: set.contains(.provisional) ? .provisional : .authorized, options: set)
             } else if deny {
-                try await context.scheduler.setAuthorization(appID: context.appID, status: .denied, options: [])
+                try await context.backend.setAuthorization(appID: context.appID, status: .denied, options: [])
             } else if reset {
-                try await context.scheduler.setAuthorization(appID: context.appID, status: .notDetermined, options: [])
+                try await context.backend.setAuthorization(appID: context.appID, status: .notDetermined, options: [])
             }
-            let state = try await context.scheduler.appState(appID: context.appID)
+            let state = try await context.backend.appState(appID: context.appID)
             let granted = Self.optionNames.filter { state.grantedOptions.contains($0.value) }.keys.sorted()
             if global.json {
                 try CLIOutput.printJSON(["app": state.appID, "status": "\(state.authorization)", "options": granted])

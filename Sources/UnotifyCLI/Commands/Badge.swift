@@ -10,8 +10,8 @@ struct Badge: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try CLIContext(global)
-            if let count { try await context.scheduler.setBadge(appID: context.appID, count: count) }
-            let state = try await context.scheduler.appState(appID: context.appID)
+            if let count { try await context.backend.setBadge(appID: context.appID, count: count) }
+            let state = try await context.backend.appState(appID: context.appID)
             if global.json {
                 try CLIOutput.printJSON(["app": state.appID, "badge": state.badge])
             } else {

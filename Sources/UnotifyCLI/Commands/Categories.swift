@@ -31,7 +31,7 @@ struct Categories: AsyncParsableCommand {
                 }
                 let categories = try CategoryJSON.parse(data)
                 let context = try CLIContext(global)
-                try await context.scheduler.setCategories(categories, appID: context.appID)
+                try await context.backend.setCategories(categories, appID: context.appID)
             }
         }
     }
@@ -43,7 +43,7 @@ struct Categories: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CLIContext(global)
-                let categories = try await context.scheduler.categories(appID: context.appID)
+                let categories = try await context.backend.categories(appID: context.appID)
                 if global.json {
                     try CLIOutput.printJSON(categories.map(CategoryJSON.json))
                     return

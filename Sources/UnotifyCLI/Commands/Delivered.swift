@@ -10,7 +10,7 @@ struct Delivered: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try CLIContext(global)
-            let delivered = try await context.scheduler.deliveredNotifications(appID: context.appID)
+            let delivered = try await context.backend.deliveredNotifications(appID: context.appID)
             if global.json {
                 try CLIOutput.printJSON(
                     delivered.map {

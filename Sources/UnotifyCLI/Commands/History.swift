@@ -12,7 +12,7 @@ struct History: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try CLIContext(global)
-            let entries = try await context.scheduler.history(appID: allApps ? nil : context.appID, limit: limit)
+            let entries = try await context.backend.history(appID: allApps ? nil : context.appID, limit: limit)
             if global.json {
                 try CLIOutput.printJSON(
                     entries.map {

@@ -11,7 +11,7 @@ struct List: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try CLIContext(global)
-            let pending = try await context.scheduler.pendingRequests(appID: context.appID)
+            let pending = try await context.backend.pendingRequests(appID: context.appID)
                 .sorted { ($0.nextFireDate ?? .distantFuture) < ($1.nextFireDate ?? .distantFuture) }
             if global.json {
                 try CLIOutput.printJSON(pending.map(Self.json))

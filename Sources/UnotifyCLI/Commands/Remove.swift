@@ -19,9 +19,9 @@ struct Remove: AsyncParsableCommand {
             let context = try CLIContext(global)
             let ids = all ? nil : identifiers
             if delivered {
-                try await context.scheduler.removeDelivered(appID: context.appID, identifiers: ids)
+                try await context.backend.removeDelivered(appID: context.appID, identifiers: ids)
             } else {
-                try await context.scheduler.removePending(appID: context.appID, identifiers: ids)
+                try await context.backend.removePending(appID: context.appID, identifiers: ids)
             }
         }
     }

@@ -22,7 +22,7 @@ struct Respond: AsyncParsableCommand {
             let context = try CLIContext(global)
             let actionIdentifier =
                 dismiss ? ResponseSpec.dismissActionIdentifier : action ?? ResponseSpec.defaultActionIdentifier
-            let routed = try await context.scheduler.respond(
+            let routed = try await context.backend.respond(
                 appID: context.appID, notificationIdentifier: identifier, actionIdentifier: actionIdentifier, userText: text)
             if global.json {
                 try CLIOutput.printJSON(["identifier": identifier, "action": actionIdentifier, "sentToApp": routed])

@@ -20,7 +20,11 @@ struct Watch: AsyncParsableCommand {
                 return seconds
             }
             let context = try CLIContext(global)
-            let scheduler = context.scheduler
+            guard let scheduler = context.scheduler else {
+                throw CLIError(
+                    "unotifyd is running and delivers the notifications; `unotify status` shows it "
+                        + "(or pass --mode embedded to watch a store yourself)")
+            }
             let monitor = StoreFileMonitor(storePath: context.storePath) { scheduler.storeDidChange() }
             FileHandle.standardError.write(Data("unotify: watching \(context.storePath)\n".utf8))
             let loop = Task { await scheduler.run() }

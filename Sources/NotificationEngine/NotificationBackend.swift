@@ -1,10 +1,9 @@
 import Foundation
-import NotificationEngine
 import NotificationModel
 
-/// What a ``UNUserNotificationCenter`` talks to: the engine in this process (embedded mode) or, later, the
-/// per-user daemon. Every call names the app, so one backend serves many apps.
-package protocol NotificationBackend: Sendable {
+/// What the API and the CLI talk to: the engine in this process (embedded mode) or the per-user daemon through
+/// `NotificationClient`. Every call names the app, so one backend serves many apps.
+public protocol NotificationBackend: Sendable {
     func add(_ spec: RequestSpec, appID: String) async throws
     func pendingRequests(appID: String) async throws -> [PendingRequest]
     func removePending(appID: String, identifiers: [String]?) async throws
@@ -13,9 +12,14 @@ package protocol NotificationBackend: Sendable {
     func setCategories(_ categories: [CategorySpec], appID: String) async throws
     func categories(appID: String) async throws -> [CategorySpec]
     func requestAuthorization(appID: String, options: AuthorizationSet) async throws -> Bool
+    func setAuthorization(appID: String, status: AuthorizationStatus, options: AuthorizationSet) async throws
     func appState(appID: String) async throws -> AppState
     func setBadge(appID: String, count: Int) async throws
     func history(appID: String?, limit: Int) async throws -> [HistoryEntry]
+    @discardableResult
+    func respond(appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String?) async throws
+        -> Bool
+    /// Registers the app's running process; its `willPresent` and `didReceive` are then asked.
     func attach(_ app: any ForegroundApp, appID: String) async
     func detach(appID: String) async
 }

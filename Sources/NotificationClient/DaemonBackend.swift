@@ -1,0 +1,153 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationWire
+import Synchronization
+
+#if os(Linux)
+import Glibc
+#endif
+
+/// A ``NotificationBackend`` that forwards every call to `unotifyd`, one connection per app.
+public final class DaemonBackend: NotificationBackend {
+    public let socketPath: String
+    private let connections = Mutex<[String: DaemonConnection]>([:])
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+
+    /// The connection for an app, opened on first use.
+    public func connection(for appID: String) -> DaemonConnection {
+        connections.withLock { connections in
+            if let existing = connections[appID] { return existing }
+            let connection = DaemonConnection(socketPath: socketPath, appID: appID)
+            connections[appID] = connection
+            return connection
+        }
+    }
+
+    private func call(_ appID: String, _ request: WireRequest) async throws -> WireReply {
+        try await connection(for: appID).request(request)
+    }
+
+    private func unexpected(_ reply: WireReply) -> EngineError {
+        EngineError(.invalidArgument, "unotifyd answered with an unexpected reply: \(reply)")
+    }
+
+    public func add(_ spec: RequestSpec, appID: String) async throws {
+        _ = try await call(appID, .add(spec))
+    }
+
+    public func pendingRequests(appID: String) async throws -> [PendingRequest] {
+        let reply = try await call(appID, .pendingRequests)
+        guard case .pendingRequests(let list) = reply else { throw unexpected(reply) }
+        return list
+    }
+
+    public func removePending(appID: String, identifiers: [String]?) async throws {
+        _ = try await call(appID, .removePending(identifiers: identifiers))
+    }
+
+    public func deliveredNotifications(appID: String) async throws -> [DeliveredNotification] {
+        let reply = try await call(appID, .deliveredNotifications)
+        guard case .deliveredNotifications(let list) = reply else { throw unexpected(reply) }
+        return list
+    }
+
+    public func removeDelivered(appID: String, identifiers: [String]?) async throws {
+        _ = try await call(appID, .removeDelivered(identifiers: identifiers))
+    }
+
+    public func setCategories(_ categories: [CategorySpec], appID: String) async throws {
+        _ = try await call(appID, .setCategories(categories))
+    }
+
+    public func categories(appID: String) async throws -> [CategorySpec] {
+        let reply = try await call(appID, .categories)
+        guard case .categories(let list) = reply else { throw unexpected(reply) }
+        return list
+    }
+
+    public func requestAuthorization(appID: String, options: AuthorizationSet) async throws -> Bool {
+        let reply = try await call(appID, .requestAuthorization(options))
+        guard case .granted(let granted) = reply else { throw unexpected(reply) }
+        return granted
+    }
+
+    public func setAuthorization(appID: String, status: AuthorizationStatus, options: AuthorizationSet) async throws {
+        _ = try await call(appID, .setAuthorization(status, options))
+    }
+
+    public func appState(appID: String) async throws -> AppState {
+        let reply = try await call(appID, .appState)
+        guard case .appState(let state) = reply else { throw unexpected(reply) }
+        return state
+    }
+
+    public func setBadge(appID: String, count: Int) async throws {
+        _ = try await call(appID, .setBadge(count))
+    }
+
+    public func history(appID: String?, limit: Int) async throws -> [HistoryEntry] {
+        let reply = try await call(appID ?? "local.unotify", .history(limit: limit, allApps: appID == nil))
+        guard case .history(let entries) = reply else { throw unexpected(reply) }
+        return entries
+    }
+
+    @discardableResult
+    public func respond(appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String?)
+        async throws -> Bool
+    {
+        let reply = try await call(
+            appID, .respond(identifier: notificationIdentifier, actionIdentifier: actionIdentifier, userText: userText))
+        guard case .responded(let routed) = reply else { throw unexpected(reply) }
+        return routed
+    }
+
+    public func attach(_ app: any ForegroundApp, appID: String) async {
+        try? await connection(for: appID).attach(app)
+    }
+
+    public func detach(appID: String) async {
+        try? await connection(for: appID).detach()
+    }
+
+    /// Registers the command the daemon runs to hand the app a response while it is not running.
+    public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
+        _ = try await call(appID, .setLaunchCommand(command))
+    }
+
+    /// The daemon's state.
+    public func status(appID: String = "local.unotify") async throws -> DaemonStatus {
+        let reply = try await call(appID, .status)
+        guard case .status(let status) = reply else { throw unexpected(reply) }
+        return status
+    }
+
+    /// Whether a daemon accepts connections on `socketPath` right now: a quick, blocking local `connect`.
+    public static func isListening(at socketPath: String) -> Bool {
+        #if os(Linux)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(socketPath.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+        #elseif os(macOS)
+        return false
+        #else
+        #error("isListening: unsupported operating system")
+        #endif
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NotificationEngine
+import NotificationModel
+import NotificationSocket
+import NotificationWire
+
+/// One app's connection to `unotifyd`: requests with replies, and the daemon's events for the app's running
+/// process.
+///
+/// The connection opens on first use and again after it was lost (the daemon restarted): requests in flight when it
+/// drops fail with `unavailable`, later ones reconnect. An attached app is re-attached on reconnection, and the
+/// connection keeps trying to come back while an app is attached, so its delegate keeps receiving events.
+public actor DaemonConnection {
+    private enum State {
+        case disconnected
+        case connecting(Task<Link, any Error>)
+        case connected(Link)
+    }
+
+    /// A live connection: where frames go.
+    private struct Link {
+        var outgoing: AsyncStream<ClientMessage>.Continuation
+        var generation: UInt64
+    }
+
+    public nonisolated let socketPath: String
+    public nonisolated let appID: String
+    private var state = State.disconnected
+    private var generation: UInt64 = 0
+    private var nextRequestID: UInt64 = 1
+    private var waiting: [UInt64: CheckedContinuation<WireReply, any Error>] = [:]
+    private var welcome: CheckedContinuation<Void, any Error>?
+    private var foreground: (any ForegroundApp)?
+    private var reconnecting: Task<Void, Never>?
+
+    public init(socketPath: String, appID: String) {
+        self.socketPath = socketPath
+        self.appID = appID
+    }
+
+    /// Sends a request and waits for its reply.
+    ///
+    /// - Throws: ``EngineError`` with the daemon's error code, or `unavailable` when the daemon cannot be reached.
+    public func request(_ request: WireRequest) async throws -> WireReply {
+        let link = try await connected()
+        let id = nextRequestID
+        nextRequestID += 1
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                waiting[id] = continuation
+                link.outgoing.yield(.request(id: id, request))
+            }
+        } catch let failure as WireFailure {
+            throw EngineError(EngineError.Code(name: failure.code) ?? .invalidArgument, failure.message)
+        }
+    }
+
+    /// Registers the app's running process: the daemon will ask it before presenting and hand it responses.
+    public func attach(_ app: any ForegroundApp) async throws {
+        foreground = app
+        _ = try await request(.attach)
+    }
+
+    public func detach() async throws {
+        foreground = nil
+        reconnecting?.cancel()
+        _ = try await request(.detach)
+    }
+
+    /// Closes the connection (the daemon then treats the app as not running).
+    public func close() {
+        foreground = nil
+        reconnecting?.cancel()
+        if case .connected(let link) = state { link.outgoing.finish() }
+        state = .disconnected
+    }
+
+    // MARK: - Connecting
+
+    private func connected() async throws -> Link {
+        switch state {
+        case .connected(let link): return link
+        case .connecting(let task): return try await task.value
+        case .disconnected:
+            generation += 1
+            let generation = generation
+            let task = Task { try await self.open(generation: generation) }
+            state = .connecting(task)
+            do {
+                let link = try await task.value
+                state = .connected(link)
+                if foreground != nil { try? await sendAttach(link) }
+                return link
+            } catch {
+                state = .disconnected
+                throw EngineError(.unavailable, "the notification daemon at \(socketPath) is not reachable: \(error)")
+            }
+        }
+    }
+
+    /// Re-attaches the app on a new connection.
+    private func sendAttach(_ link: Link) async throws {
+        let id = nextRequestID
+        nextRequestID += 1
+        _ = try await withCheckedThrowingContinuation { continuation in
+            waiting[id] = continuation
+            link.outgoing.yield(.request(id: id, .attach))
+        }
+    }
+
+    /// Connects, says hello, and starts the reader and writer.
+    private func open(generation: UInt64) async throws -> Link {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(unixDomainSocketPath: socketPath) { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.wrappedForWireProtocol() }
+            }
+        let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
+        let link = Link(outgoing: sink, generation: generation)
+        Task { await self.pump(channel, outgoing: outgoing, generation: generation) }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            welcome = continuation
+            sink.yield(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier)))
+        }
+        return link
+    }
+
+    /// Runs the connection until it closes, then fails what waits on it.
+    private nonisolated func pump(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, outgoing: AsyncStream<ClientMessage>, generation: UInt64
+    ) async {
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in outgoing {
+                            try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
+                        }
+                        outbound.finish()
+                    }
+                    defer { group.cancelAll() }
+                    for try await line in inbound {
+                        guard let message = try? WireProtocol.decode(ServerMessage.self, from: Data(line.readableBytesView))
+                        else { break }
+                        await self.received(message)
+                    }
+                }
+            }
+        } catch {}
+        await lost(generation: generation)
+    }
+
+    private func received(_ message: ServerMessage) {
+        switch message {
+        case .welcome:
+            welcome?.resume()
+            welcome = nil
+        case .reply(let id, let reply):
+            waiting.removeValue(forKey: id)?.resume(returning: reply)
+        case .failure(let id?, let failure):
+            waiting.removeValue(forKey: id)?.resume(throwing: failure)
+        case .failure(nil, let failure):
+            welcome?.resume(throwing: failure)
+            welcome = nil
+            failAll(failure)
+        case .willPresent(let eventID, let notification):
+            let app = foreground
+            Task {
+                let options = await app?.willPresent(notification)
+                await self.send(.presentationAnswer(eventID: eventID, options: options))
+            }
+        case .didReceive(let eventID, let response):
+            let app = foreground
+            Task {
+                let accepted = await app?.didReceive(response) ?? false
+                await self.send(.responseAck(eventID: eventID, accepted: accepted))
+            }
+        }
+    }
+
+    private func send(_ message: ClientMessage) {
+        if case .connected(let link) = state { link.outgoing.yield(message) }
+    }
+
+    private func lost(generation: UInt64) {
+        let failure = WireFailure(code: EngineError.Code.unavailable.name, message: "the connection to unotifyd was lost")
+        welcome?.resume(throwing: failure)
+        welcome = nil
+        failAll(failure)
+        if case .connected(let link) = state, link.generation == generation { state = .disconnected }
+        if foreground != nil, reconnecting == nil { reconnecting = Task { await self.reconnect() } }
+    }
+
+    private func failAll(_ failure: WireFailure) {
+        let all = waiting
+        waiting.removeAll()
+        for continuation in all.values { continuation.resume(throwing: failure) }
+    }
+
+    /// Keeps trying to come back while an app is attached (backing off up to 5 s).
+    private func reconnect() async {
+        defer { reconnecting = nil }
+        var delay = 0.1
+        while foreground != nil, !Task.isCancelled {
+            if (try? await connected()) != nil { return }
+            try? await Task.sleep(for: .seconds(delay))
+            delay = min(delay * 2, 5)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import NotificationEngine
+import NotificationWire
+
+/// How `unotifyd` runs.
+public struct DaemonConfiguration: Sendable {
+    /// The Unix-domain socket apps connect to.
+    public var socketPath: String
+    /// The SQLite store.
+    public var storePath: String
+    /// Engine settings (pending cap, authorization policy, willPresent deadline).
+    public var engine: EngineConfiguration
+    /// How many messages may wait for a client that does not read before it is disconnected.
+    public var maximumQueuedMessages: Int
+    /// How long the daemon waits for a client's answer to an event before giving up on it.
+    public var answerTimeout: TimeInterval
+    /// An already bound listening socket (systemd socket activation) to use instead of binding `socketPath`.
+    public var inheritedSocket: Int32?
+
+    public init(
+        socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),
+        maximumQueuedMessages: Int = 1_024, answerTimeout: TimeInterval = 30, inheritedSocket: Int32? = nil
+    ) {
+        self.socketPath = socketPath
+        self.storePath = storePath
+        self.engine = engine
+        self.maximumQueuedMessages = maximumQueuedMessages
+        self.answerTimeout = answerTimeout
+        self.inheritedSocket = inheritedSocket
+    }
+
+    /// The file descriptor systemd passed for socket activation (`LISTEN_PID` = us, `LISTEN_FDS` ≥ 1), if any.
+    public static func activationSocket(environment: [String: String]) -> Int32? {
+        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
+        else { return nil }
+        return 3  // SD_LISTEN_FDS_START
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NotificationDelivery
+import NotificationEngine
+import NotificationWire
+
+/// The command-line options of `unotifyd`, kept here so the executable's `main` stays a few lines.
+public struct DaemonOptions: ParsableArguments {
+    @Option(help: "The socket (default: $OPENUN_SOCKET, $XDG_RUNTIME_DIR/openusernotifications/unotifyd.sock).")
+    var socket: String?
+
+    @Option(help: "The store (default: $OPENUN_STORE, $XDG_DATA_HOME/openusernotifications/store.sqlite).")
+    var store: String?
+
+    @Option(name: .customLong("pending-cap"), help: "Pending requests kept per app, or off.")
+    var pendingCap: String = ProcessInfo.processInfo.environment["OPENUN_PENDING_CAP"] ?? "64"
+
+    @Option(help: "How authorization requests are answered: grant or deny.")
+    var authorization: String = ProcessInfo.processInfo.environment["OPENUN_AUTHORIZATION"] ?? "grant"
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error.")
+    var logLevelName: String = ProcessInfo.processInfo.environment["OPENUN_LOG_LEVEL"] ?? "info"
+
+    public init() {}
+
+    public var logLevel: Logger.Level { Logger.Level(rawValue: logLevelName) ?? .info }
+
+    public func validate() throws {
+        guard pendingCap == "off" || Int(pendingCap).map({ $0 >= 0 }) == true else {
+            throw ValidationError("--pending-cap takes a number or off")
+        }
+        guard AuthorizationPolicy(rawValue: authorization) != nil else { throw ValidationError("--authorization takes grant or deny") }
+        guard Logger.Level(rawValue: logLevelName) != nil else { throw ValidationError("unknown --log-level '\(logLevelName)'") }
+    }
+
+    /// The daemon these options describe, with the system clock and the terminal presenter.
+    public func makeDaemon() throws -> NotificationDaemon {
+        let environment = ProcessInfo.processInfo.environment
+        let socketPath = socket ?? defaultDaemonSocketPath(environment: environment, userID: getuid())
+        let storePath = store ?? Self.defaultStorePath(environment)
+        let engine = EngineConfiguration(
+            pendingCap: pendingCap == "off" ? nil : Int(pendingCap),
+            authorizationPolicy: AuthorizationPolicy(rawValue: authorization) ?? .grantRequested)
+        let configuration = DaemonConfiguration(
+            socketPath: socketPath, storePath: storePath, engine: engine,
+            inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))
+        do {
+            return try NotificationDaemon(
+                configuration: configuration, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardOutput))
+        } catch {
+            throw ValidationError("cannot open the store at \(storePath): \(error)")
+        }
+    }
+
+    static func defaultStorePath(_ environment: [String: String]) -> String {
+        if let path = environment["OPENUN_STORE"], !path.isEmpty { return path }
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return base + "/openusernotifications/store.sqlite"
+    }
+}
+
+extension NotificationDaemon {
+    /// Runs until SIGINT or SIGTERM, then stops cleanly.
+    public func runUntilSignalled() async throws {
+        let task = Task { try await self.run() }
+        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        try await task.value
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationWire
+import Synchronization
+
+/// One client connection: the app it acts for, its outgoing queue, and the events waiting for its answer.
+///
+/// When the app attaches, the session is its ``ForegroundApp``: the engine's questions become events on the
+/// socket and the client's answers resume them.
+final class DaemonSession: ForegroundApp, Sendable {
+    private struct State {
+        var appID: String?
+        var queued = 0
+        var nextEventID: UInt64 = 1
+        var answers: [UInt64: CheckedContinuation<ClientMessage?, Never>] = [:]
+        var closed = false
+    }
+
+    let id: UInt64
+    private let state = Mutex(State())
+    private let outgoing: AsyncStream<ServerMessage>.Continuation
+    private let maximumQueued: Int
+    private let answerTimeout: TimeInterval
+    private let closeConnection: @Sendable () -> Void
+
+    init(
+        id: UInt64, outgoing: AsyncStream<ServerMessage>.Continuation, maximumQueued: Int, answerTimeout: TimeInterval,
+        closeConnection: @escaping @Sendable () -> Void
+    ) {
+        self.id = id
+        self.outgoing = outgoing
+        self.maximumQueued = maximumQueued
+        self.answerTimeout = answerTimeout
+        self.closeConnection = closeConnection
+    }
+
+    var appID: String? {
+        get { state.withLock { $0.appID } }
+        set { state.withLock { $0.appID = newValue } }
+    }
+
+    /// Queues a message; a client whose queue is full is disconnected, so it cannot stall anyone.
+    @discardableResult
+    func send(_ message: ServerMessage) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.closed, state.queued < maximumQueued else { return false }
+            state.queued += 1
+            return true
+        }
+        guard accepted else {
+            close()
+            return false
+        }
+        outgoing.yield(message)
+        return true
+    }
+
+    /// Called by the writer after each message went out.
+    func didWrite() {
+        state.withLock { $0.queued -= 1 }
+    }
+
+    /// Sends an event and waits for the client's answer (`nil` when it closes or times out).
+    private func ask(_ make: (UInt64) -> ServerMessage) async -> ClientMessage? {
+        let eventID = state.withLock { state in
+            defer { state.nextEventID += 1 }
+            return state.nextEventID
+        }
+        let timeout = answerTimeout
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(timeout))
+            self?.answer(eventID: eventID, with: nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let open = state.withLock { state in
+                if state.closed { return false }
+                state.answers[eventID] = continuation
+                return true
+            }
+            guard open, send(make(eventID)) else {
+                answer(eventID: eventID, with: nil)
+                if !open { continuation.resume(returning: nil) }
+                return
+            }
+        }
+    }
+
+    /// Resumes the event waiting for this answer.
+    func answer(eventID: UInt64, with message: ClientMessage?) {
+        let waiting = state.withLock { $0.answers.removeValue(forKey: eventID) }
+        waiting?.resume(returning: message)
+    }
+
+    /// Marks the session closed, closes the connection and releases every waiting event.
+    func close() {
+        let waiting = state.withLock { state -> [CheckedContinuation<ClientMessage?, Never>] in
+            state.closed = true
+            defer { state.answers.removeAll() }
+            return Array(state.answers.values)
+        }
+        for continuation in waiting { continuation.resume(returning: nil) }
+        outgoing.finish()
+        closeConnection()
+    }
+
+    // MARK: ForegroundApp
+
+    func willPresent(_ notification: DeliveredNotification) async -> PresentationSet? {
+        guard case .presentationAnswer(_, let options)? = await ask({ .willPresent(eventID: $0, notification) }) else {
+            return nil
+        }
+        return options
+    }
+
+    func didReceive(_ response: ResponseSpec) async -> Bool {
+        guard case .responseAck(_, let accepted)? = await ask({ .didReceive(eventID: $0, response) }) else { return false }
+        return accepted
+    }
+}

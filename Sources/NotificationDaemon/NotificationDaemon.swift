@@ -1,0 +1,268 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NotificationDelivery
+import NotificationEngine
+import NotificationModel
+import NotificationSocket
+import NotificationStoreSQLite
+import NotificationWire
+import Synchronization
+
+#if os(Linux)
+import Glibc
+#endif
+
+/// The per-user notification daemon: owns the store and the engine for every app of its user, serves apps on a
+/// Unix-domain socket (mode 0600, peers of other users refused), asks running apps before presenting, and hands
+/// responses to apps when they run or through their launch command.
+///
+/// ```swift
+/// let daemon = try NotificationDaemon(configuration: configuration, clock: SystemNotificationClock(),
+///                                     presenter: TerminalPresenter())
+/// try await daemon.run()   // until the task is cancelled
+/// ```
+public actor NotificationDaemon {
+    /// Where the daemon is in its life.
+    public enum State: Sendable, Equatable {
+        case idle
+        case running(since: Date)
+        case stopped
+    }
+
+    public static let version = "0.1.0"
+
+    public let configuration: DaemonConfiguration
+    public nonisolated let scheduler: NotificationScheduler
+    private let store: SQLiteNotificationStore
+    private let logger: Logger
+    private let sessions = Mutex<[UInt64: DaemonSession]>([:])
+    private let nextSessionID = Atomic<UInt64>(1)
+    public private(set) var state = State.idle
+
+    /// Opens the store and builds the engine.
+    ///
+    /// - Throws: When the store cannot be opened.
+    public init(
+        configuration: DaemonConfiguration, clock: any NotificationClock, presenter: any NotificationPresenter,
+        logger: Logger = Logger(label: "unotifyd")
+    ) throws {
+        self.configuration = configuration
+        self.logger = logger
+        store = try SQLiteNotificationStore(path: configuration.storePath)
+        scheduler = NotificationScheduler(
+            store: store, clock: clock, presenter: presenter, configuration: configuration.engine, logger: logger,
+            launcher: LaunchCommandLauncher(store: store, logger: logger))
+    }
+
+    /// Serves until the calling task is cancelled: binds the socket, runs the engine loop, watches the store.
+    public func run() async throws {
+        guard state == .idle else { return }
+        state = .running(since: Date())
+        defer { state = .stopped }
+        let server = try await bind()
+        logger.info("listening", metadata: ["socket": "\(configuration.socketPath)", "store": "\(configuration.storePath)"])
+        let scheduler = scheduler
+        let monitor = StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
+        defer { withExtendedLifetime(monitor) {} }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await scheduler.run() }
+            try await server.executeThenClose { connections in
+                for try await connection in connections {
+                    group.addTask { await self.serve(connection) }
+                }
+            }
+        }
+    }
+
+    /// Binds the listening socket: the inherited one (socket activation) or a new one, mode 0600, in a folder of
+    /// mode 0700.
+    private func bind() async throws -> NIOAsyncChannel<(PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>), Never> {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<(PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>)> = {
+            channel in
+            channel.peerCredential().map { Optional($0) }.recover { _ in nil }.flatMapThrowing { credential in
+                (credential, try channel.wrappedForWireProtocol())
+            }
+        }
+        if let socket = configuration.inheritedSocket {
+            return try await bootstrap.bind(socket, childChannelInitializer: initializer)
+        }
+        let folder = URL(fileURLWithPath: configuration.socketPath).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let previous = umask(0o177)  // the socket is created with mode 0600, never wider even for a moment
+        defer { umask(previous) }
+        let server = try await bootstrap.bind(
+            unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+        chmod(configuration.socketPath, 0o600)
+        return server
+    }
+
+    /// Serves one connection until it closes.
+    private nonisolated func serve(_ connection: (PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>)) async {
+        let (credential, channel) = connection
+        guard let credential, credential.userID == getuid() else {
+            logger.warning("refused a connection from another user", metadata: ["uid": "\(connection.0?.userID ?? 0)"])
+            try? await channel.channel.close()
+            return
+        }
+        let id = nextSessionID.add(1, ordering: .relaxed).oldValue
+        let (outgoing, outgoingSink) = AsyncStream<ServerMessage>.makeStream()
+        let (requests, requestSink) = AsyncStream<(UInt64, WireRequest)>.makeStream()
+        let rawChannel = channel.channel
+        let session = DaemonSession(
+            id: id, outgoing: outgoingSink, maximumQueued: configuration.maximumQueuedMessages,
+            answerTimeout: configuration.answerTimeout, closeConnection: { rawChannel.close(promise: nil) })
+        sessions.withLock { $0[id] = session }
+        defer {
+            sessions.withLock { $0[id] = nil }
+            session.close()
+        }
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in outgoing {
+                            try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
+                            session.didWrite()
+                        }
+                    }
+                    group.addTask {
+                        for await (requestID, request) in requests {
+                            session.send(await self.handle(request, id: requestID, session: session))
+                        }
+                    }
+                    defer {
+                        requestSink.finish()
+                        group.cancelAll()
+                    }
+                    for try await line in inbound {
+                        guard let message = try? WireProtocol.decode(ClientMessage.self, from: Data(line.readableBytesView)) else {
+                            session.send(.failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
+                            break
+                        }
+                        guard handle(message, session: session, requests: requestSink) else { break }
+                    }
+                }
+            }
+        } catch {
+            logger.debug("connection closed: \(error)", metadata: ["session": "\(id)"])
+        }
+        if let appID = session.appID { await scheduler.detach(session, appID: appID) }
+    }
+
+    /// Handles a message in the reader: hello, answers to events, requests (queued in order for the worker).
+    /// - Returns: `false` to close the connection.
+    private nonisolated func handle(
+        _ message: ClientMessage, session: DaemonSession, requests: AsyncStream<(UInt64, WireRequest)>.Continuation
+    ) -> Bool {
+        switch message {
+        case .hello(let hello):
+            guard hello.protocolVersion == WireProtocol.version else {
+                session.send(
+                    .failure(
+                        id: nil,
+                        WireFailure(
+                            code: "protocolMismatch",
+                            message: "unotifyd speaks protocol \(WireProtocol.version), the client \(hello.protocolVersion)")))
+                return false
+            }
+            guard !hello.appID.isEmpty, session.appID == nil else {
+                session.send(.failure(id: nil, WireFailure(code: "malformed", message: "hello needs an app, once")))
+                return false
+            }
+            session.appID = hello.appID
+            session.send(.welcome(Welcome(daemonVersion: Self.version)))
+        case .request(let id, let request):
+            guard session.appID != nil else {
+                session.send(.failure(id: id, WireFailure(code: "malformed", message: "hello first")))
+                return false
+            }
+            requests.yield((id, request))
+        case .presentationAnswer(let eventID, _), .responseAck(let eventID, _):
+            session.answer(eventID: eventID, with: message)
+        }
+        return true
+    }
+
+    /// Runs one request for the session's app.
+    private func handle(_ request: WireRequest, id: UInt64, session: DaemonSession) async -> ServerMessage {
+        guard let app = session.appID else { return .failure(id: id, WireFailure(code: "malformed", message: "hello first")) }
+        do {
+            return .reply(id: id, try await perform(request, app: app, session: session))
+        } catch let error as EngineError {
+            return .failure(id: id, WireFailure(code: error.code.name, message: error.message))
+        } catch {
+            return .failure(id: id, WireFailure(code: EngineError.Code.storeFailure.name, message: "\(error)"))
+        }
+    }
+
+    private func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws -> WireReply {
+        switch request {
+        case .add(let spec):
+            try await scheduler.add(spec, appID: app)
+            return .done
+        case .pendingRequests: return .pendingRequests(try await scheduler.pendingRequests(appID: app))
+        case .removePending(let identifiers):
+            try await scheduler.removePending(appID: app, identifiers: identifiers)
+            return .done
+        case .deliveredNotifications: return .deliveredNotifications(try await scheduler.deliveredNotifications(appID: app))
+        case .removeDelivered(let identifiers):
+            try await scheduler.removeDelivered(appID: app, identifiers: identifiers)
+            return .done
+        case .setCategories(let categories):
+            try await scheduler.setCategories(categories, appID: app)
+            return .done
+        case .categories: return .categories(try await scheduler.categories(appID: app))
+        case .requestAuthorization(let options):
+            return .granted(try await scheduler.requestAuthorization(appID: app, options: options))
+        case .setAuthorization(let status, let options):
+            try await scheduler.setAuthorization(appID: app, status: status, options: options)
+            return .done
+        case .appState: return .appState(try await scheduler.appState(appID: app))
+        case .setBadge(let count):
+            try await scheduler.setBadge(appID: app, count: count)
+            return .done
+        case .history(let limit, let allApps):
+            return .history(try await scheduler.history(appID: allApps ? nil : app, limit: limit))
+        case .respond(let identifier, let action, let text):
+            return .responded(
+                routed: try await scheduler.respond(
+                    appID: app, notificationIdentifier: identifier, actionIdentifier: action, userText: text))
+        case .attach:
+            // Attaching hands over queued responses, which needs this session's answers: do it off the worker.
+            let scheduler = scheduler
+            Task { await scheduler.attach(session, appID: app) }
+            return .done
+        case .detach:
+            await scheduler.detach(session, appID: app)
+            return .done
+        case .setLaunchCommand(let command):
+            let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
+            try store.setMetadata(LaunchCommandLauncher.key(for: app), value)
+            return .done
+        case .status: return .status(try await status())
+        }
+    }
+
+    /// The daemon's state for `unotify status`.
+    public func status() async throws -> DaemonStatus {
+        let running = await scheduler.runningApps
+        let counts = try store.pendingCounts()
+        let apps = try store.allAppStates().map { state in
+            DaemonStatus.AppSummary(
+                appID: state.appID, authorization: state.authorization, pendingCount: counts[state.appID] ?? 0,
+                running: running.contains(state.appID),
+                launchCommand: (try? store.metadata(LaunchCommandLauncher.key(for: state.appID)))
+                    .flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) })
+        }
+        let started: Date = if case .running(let since) = state { since } else { Date() }
+        return DaemonStatus(
+            daemonVersion: Self.version, protocolVersion: WireProtocol.version, processID: getpid(), startedAt: started,
+            uptime: Date().timeIntervalSince(started), storePath: configuration.storePath,
+            socketPath: configuration.socketPath, pendingCount: counts.values.reduce(0, +),
+            nextFireDate: try store.nextWakeDate(), lastDelivery: try store.history(appID: nil, limit: 1).first,
+            apps: apps, connectedClients: sessions.withLock { $0.count })
+    }
+}

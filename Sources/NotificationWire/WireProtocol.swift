@@ -1,0 +1,196 @@
+import Foundation
+import NotificationModel
+
+/// The protocol between apps (and `unotify`) and the per-user daemon `unotifyd`: one JSON object per line over a
+/// Unix-domain socket.
+///
+/// A connection starts with ``ClientMessage/hello(_:)``; the daemon answers ``ServerMessage/welcome(_:)`` or, for
+/// another protocol version, a ``ServerMessage/failure(id:_:)`` with code `protocolMismatch` and closes. Then the
+/// client sends requests with ids and gets one reply per id, in any order; a client that attached as its app's
+/// running process also receives events (`willPresent`, `didReceive`) and answers them.
+public enum WireProtocol {
+    /// The version both sides must speak. Bump it for any incompatible change of the messages below.
+    public static let version = 1
+
+    /// The longest line either side accepts; a longer one closes the connection.
+    public static let maximumMessageSize = 1 << 20
+
+    /// Encodes a message as one line of JSON, newline included.
+    public static func encode<T: Encodable>(_ message: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = .withoutEscapingSlashes
+        var data = try encoder.encode(message)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Decodes one line of JSON.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(type, from: data)
+    }
+}
+
+/// What a client says.
+public enum ClientMessage: Codable, Sendable, Hashable {
+    /// The first message: protocol version and the app the connection acts for.
+    case hello(Hello)
+    /// A request; the daemon replies with the same id.
+    case request(id: UInt64, WireRequest)
+    /// The answer to a ``ServerMessage/willPresent(eventID:_:)`` event; `nil` when the app has nothing to say.
+    case presentationAnswer(eventID: UInt64, options: PresentationSet?)
+    /// The answer to a ``ServerMessage/didReceive(eventID:_:)`` event: whether the app took the response.
+    case responseAck(eventID: UInt64, accepted: Bool)
+}
+
+/// What the daemon says.
+public enum ServerMessage: Codable, Sendable, Hashable {
+    case welcome(Welcome)
+    case reply(id: UInt64, WireReply)
+    /// A request failed (`id` set), or the connection is refused (`id` nil).
+    case failure(id: UInt64?, WireFailure)
+    /// A notification of the attached app falls due: how should it be presented?
+    case willPresent(eventID: UInt64, DeliveredNotification)
+    /// A person answered one of the attached app's notifications.
+    case didReceive(eventID: UInt64, ResponseSpec)
+}
+
+/// The first message of a connection.
+public struct Hello: Codable, Sendable, Hashable {
+    public var protocolVersion: Int
+    /// The bundle identifier the connection acts for.
+    public var appID: String
+    public var processID: Int32
+
+    public init(protocolVersion: Int = WireProtocol.version, appID: String, processID: Int32) {
+        self.protocolVersion = protocolVersion
+        self.appID = appID
+        self.processID = processID
+    }
+}
+
+/// The daemon's answer to ``Hello``.
+public struct Welcome: Codable, Sendable, Hashable {
+    public var protocolVersion: Int
+    public var daemonVersion: String
+
+    public init(protocolVersion: Int = WireProtocol.version, daemonVersion: String) {
+        self.protocolVersion = protocolVersion
+        self.daemonVersion = daemonVersion
+    }
+}
+
+/// A request, always on behalf of the connection's app.
+public enum WireRequest: Codable, Sendable, Hashable {
+    case add(RequestSpec)
+    case pendingRequests
+    case removePending(identifiers: [String]?)
+    case deliveredNotifications
+    case removeDelivered(identifiers: [String]?)
+    case setCategories([CategorySpec])
+    case categories
+    case requestAuthorization(AuthorizationSet)
+    case setAuthorization(AuthorizationStatus, AuthorizationSet)
+    case appState
+    case setBadge(Int)
+    case history(limit: Int, allApps: Bool)
+    case respond(identifier: String, actionIdentifier: String, userText: String?)
+    /// Registers the connection as the app's running process (it then receives events).
+    case attach
+    case detach
+    /// The command the daemon runs to hand the app a response while it is not running; `nil` removes it.
+    case setLaunchCommand([String]?)
+    case status
+}
+
+/// A successful reply.
+public enum WireReply: Codable, Sendable, Hashable {
+    case done
+    case pendingRequests([PendingRequest])
+    case deliveredNotifications([DeliveredNotification])
+    case categories([CategorySpec])
+    case granted(Bool)
+    case appState(AppState)
+    case history([HistoryEntry])
+    case responded(routed: Bool)
+    case status(DaemonStatus)
+}
+
+/// A failed request or a refused connection.
+public struct WireFailure: Error, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// `protocolMismatch`, `malformed`, `forbidden`, `unavailable`, or an engine error code such as
+    /// `notificationsNotAllowed`, `invalidTrigger`, `storeFailure`.
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// What `unotify status` shows.
+public struct DaemonStatus: Codable, Sendable, Hashable {
+    public var daemonVersion: String
+    public var protocolVersion: Int
+    public var processID: Int32
+    public var startedAt: Date
+    public var uptime: TimeInterval
+    public var storePath: String
+    public var socketPath: String
+    public var pendingCount: Int
+    public var nextFireDate: Date?
+    public var lastDelivery: HistoryEntry?
+    public var apps: [AppSummary]
+    public var connectedClients: Int
+
+    /// One app the daemon knows.
+    public struct AppSummary: Codable, Sendable, Hashable {
+        public var appID: String
+        public var authorization: AuthorizationStatus
+        public var pendingCount: Int
+        public var running: Bool
+        public var launchCommand: [String]?
+
+        public init(appID: String, authorization: AuthorizationStatus, pendingCount: Int, running: Bool, launchCommand: [String]?) {
+            self.appID = appID
+            self.authorization = authorization
+            self.pendingCount = pendingCount
+            self.running = running
+            self.launchCommand = launchCommand
+        }
+    }
+
+    public init(
+        daemonVersion: String, protocolVersion: Int, processID: Int32, startedAt: Date, uptime: TimeInterval,
+        storePath: String, socketPath: String, pendingCount: Int, nextFireDate: Date?, lastDelivery: HistoryEntry?,
+        apps: [AppSummary], connectedClients: Int
+    ) {
+        self.daemonVersion = daemonVersion
+        self.protocolVersion = protocolVersion
+        self.processID = processID
+        self.startedAt = startedAt
+        self.uptime = uptime
+        self.storePath = storePath
+        self.socketPath = socketPath
+        self.pendingCount = pendingCount
+        self.nextFireDate = nextFireDate
+        self.lastDelivery = lastDelivery
+        self.apps = apps
+        self.connectedClients = connectedClients
+    }
+}
+
+/// Where the daemon's socket is: `$OPENUN_SOCKET`, else `$XDG_RUNTIME_DIR/openusernotifications/unotifyd.sock`,
+/// else `/tmp/openusernotifications-<uid>/unotifyd.sock` (a folder of mode 0700).
+public func defaultDaemonSocketPath(environment: [String: String], userID: UInt32) -> String {
+    if let path = environment["OPENUN_SOCKET"], !path.isEmpty { return path }
+    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+        return runtime + "/openusernotifications/unotifyd.sock"
+    }
+    return "/tmp/openusernotifications-\(userID)/unotifyd.sock"
+}

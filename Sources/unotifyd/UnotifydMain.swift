@@ -1,0 +1,23 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NotificationDaemon
+
+@main
+struct Unotifyd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unotifyd", abstract: "The per-user notification daemon of OpenUserNotifications.")
+
+    @OptionGroup var options: DaemonOptions
+
+    func run() async throws {
+        let level = options.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let daemon = try options.makeDaemon()
+        try await daemon.runUntilSignalled()
+    }
+}
