@@ -69,7 +69,10 @@ let package = Package(
         // Re-exports Apple's framework where it exists and ours elsewhere.
         .target(name: "OpenUserNotificationsShim", dependencies: ["OpenUserNotifications"]),
         // Deterministic testing support for apps: manual clock, recording presenter, constructible values.
-        .target(name: "OpenUserNotificationsTesting", dependencies: ["OpenUserNotifications", "NotificationStoreSQLite"]),
+        .target(
+            name: "OpenUserNotificationsTesting",
+            dependencies: ["OpenUserNotifications", "NotificationStoreSQLite", "NotificationDaemon", "NotificationClient"]
+        ),
         // The `unotify` commands, as a library so tests can run them in-process.
         .target(
             name: "UnotifyCLI",

@@ -16,6 +16,8 @@ public struct DaemonConfiguration: Sendable {
     public var answerTimeout: TimeInterval
     /// An already bound listening socket (systemd socket activation) to use instead of binding `socketPath`.
     public var inheritedSocket: Int32?
+    /// Whether `run()` runs the engine's delivery loop; tests drive delivery themselves on a manual clock.
+    public var runsEngineLoop = true
 
     public init(
         socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),

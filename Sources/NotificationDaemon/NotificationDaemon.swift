@@ -35,22 +35,34 @@ public actor NotificationDaemon {
 
     public let configuration: DaemonConfiguration
     public nonisolated let scheduler: NotificationScheduler
-    private let store: SQLiteNotificationStore
+    private let store: any NotificationStore
     private let logger: Logger
     private let sessions = Mutex<[UInt64: DaemonSession]>([:])
     private let nextSessionID = Atomic<UInt64>(1)
     public private(set) var state = State.idle
+    private var listening = false
+    private var listeningWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Opens the store and builds the engine.
+    /// Opens the store at the configured path and builds the engine.
     ///
     /// - Throws: When the store cannot be opened.
     public init(
         configuration: DaemonConfiguration, clock: any NotificationClock, presenter: any NotificationPresenter,
         logger: Logger = Logger(label: "unotifyd")
     ) throws {
+        self.init(
+            configuration: configuration, store: try SQLiteNotificationStore(path: configuration.storePath), clock: clock,
+            presenter: presenter, logger: logger)
+    }
+
+    /// Builds a daemon over a given store (an in-memory one in tests).
+    public init(
+        configuration: DaemonConfiguration, store: any NotificationStore, clock: any NotificationClock,
+        presenter: any NotificationPresenter, logger: Logger = Logger(label: "unotifyd")
+    ) {
         self.configuration = configuration
         self.logger = logger
-        store = try SQLiteNotificationStore(path: configuration.storePath)
+        self.store = store
         scheduler = NotificationScheduler(
             store: store, clock: clock, presenter: presenter, configuration: configuration.engine, logger: logger,
             launcher: LaunchCommandLauncher(store: store, logger: logger))
@@ -62,18 +74,27 @@ public actor NotificationDaemon {
         state = .running(since: Date())
         defer { state = .stopped }
         let server = try await bind()
+        listening = true
+        for waiter in listeningWaiters { waiter.resume() }
+        listeningWaiters.removeAll()
         logger.info("listening", metadata: ["socket": "\(configuration.socketPath)", "store": "\(configuration.storePath)"])
         let scheduler = scheduler
         let monitor = StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
         defer { withExtendedLifetime(monitor) {} }
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await scheduler.run() }
+            if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
             try await server.executeThenClose { connections in
                 for try await connection in connections {
                     group.addTask { await self.serve(connection) }
                 }
             }
         }
+    }
+
+    /// Returns once the socket accepts connections.
+    public func waitUntilListening() async {
+        if listening { return }
+        await withCheckedContinuation { listeningWaiters.append($0) }
     }
 
     /// Binds the listening socket: the inherited one (socket activation) or a new one, mode 0600, in a folder of
@@ -231,9 +252,8 @@ public actor NotificationDaemon {
                 routed: try await scheduler.respond(
                     appID: app, notificationIdentifier: identifier, actionIdentifier: action, userText: text))
         case .attach:
-            // Attaching hands over queued responses, which needs this session's answers: do it off the worker.
-            let scheduler = scheduler
-            Task { await scheduler.attach(session, appID: app) }
+            // Hands over queued responses; their acknowledgements arrive through the reader, not this worker.
+            await scheduler.attach(session, appID: app)
             return .done
         case .detach:
             await scheduler.detach(session, appID: app)

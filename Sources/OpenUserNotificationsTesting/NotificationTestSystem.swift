@@ -1,4 +1,6 @@
 import Foundation
+import NotificationClient
+import NotificationDaemon
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
@@ -18,10 +20,22 @@ import OpenUserNotifications
 ///
 /// Nothing happens on its own: ``advance(by:)`` moves the clock and delivers what fell due before it returns.
 public final class NotificationTestSystem: Sendable {
+    /// Where the engine runs, as seen from the app.
+    public enum Mode: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// Centers call the engine directly, as `current()` does without a daemon.
+        case embedded
+        /// Centers talk to an in-process `unotifyd` over a real Unix socket, as `current()` does with a daemon.
+        case daemon
+
+        public var description: String { rawValue }
+    }
+
+    public let mode: Mode
     public let clock: ManualNotificationClock
     public let presenter: RecordingPresenter
     public let scheduler: NotificationScheduler
     public let configuration: OpenUserNotificationsConfiguration
+    private let daemon: (daemon: NotificationDaemon, task: Task<Void, any Error>, backend: DaemonBackend, folder: URL)?
 
     /// Creates a system.
     ///
@@ -30,18 +44,43 @@ public final class NotificationTestSystem: Sendable {
     ///   - timeZone: The system zone.
     ///   - configuration: Pending cap, authorization policy, foreground default.
     ///   - storePath: A SQLite file to use instead of memory (to test restarts).
+    ///   - mode: Whether centers call the engine directly or through a daemon on a Unix socket.
     public init(
-        now: Date = Date(timeIntervalSince1970: 1_767_603_600), timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        mode: Mode = .embedded, now: Date = Date(timeIntervalSince1970: 1_767_603_600),
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!,
         configuration: OpenUserNotificationsConfiguration = OpenUserNotificationsConfiguration(),
         storePath: String? = nil
     ) throws {
+        self.mode = mode
         clock = ManualNotificationClock(now: now, timeZone: timeZone)
         presenter = RecordingPresenter()
         self.configuration = configuration
         let store: any NotificationStore =
             if let storePath { try SQLiteNotificationStore(path: storePath) } else { try SQLiteNotificationStore() }
-        scheduler = NotificationScheduler(
-            store: store, clock: clock, presenter: presenter, configuration: configuration.engineConfiguration)
+        switch mode {
+        case .embedded:
+            scheduler = NotificationScheduler(
+                store: store, clock: clock, presenter: presenter, configuration: configuration.engineConfiguration)
+            daemon = nil
+        case .daemon:
+            let folder = URL(fileURLWithPath: "/tmp/unotify-test-\(UUID().uuidString.prefix(8))")
+            var daemonConfiguration = DaemonConfiguration(
+                socketPath: folder.appendingPathComponent("d.sock").path, storePath: storePath ?? "",
+                engine: configuration.engineConfiguration)
+            daemonConfiguration.runsEngineLoop = false
+            let server = NotificationDaemon(configuration: daemonConfiguration, store: store, clock: clock, presenter: presenter)
+            scheduler = server.scheduler
+            daemon = (
+                server, Task { try await server.run() }, DaemonBackend(socketPath: daemonConfiguration.socketPath), folder
+            )
+        }
+    }
+
+    deinit {
+        if let daemon {
+            daemon.task.cancel()
+            try? FileManager.default.removeItem(at: daemon.folder)
+        }
     }
 
     /// Creates a second system over the same store and clock, as a process restart does.
@@ -50,6 +89,8 @@ public final class NotificationTestSystem: Sendable {
     }
 
     private init(restartingFrom other: NotificationTestSystem) {
+        mode = .embedded
+        daemon = nil
         clock = other.clock
         presenter = other.presenter
         configuration = other.configuration
@@ -69,7 +110,11 @@ public final class NotificationTestSystem: Sendable {
         if authorize {
             try await scheduler.setAuthorization(appID: bundleIdentifier, status: .authorized, options: [.alert, .sound, .badge])
         }
-        return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, backend: scheduler, configuration: configuration)
+        guard let daemon else {
+            return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, backend: scheduler, configuration: configuration)
+        }
+        await daemon.daemon.waitUntilListening()
+        return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, backend: daemon.backend, configuration: configuration)
     }
 
     /// Moves the clock forward and delivers everything that fell due, in order of due date.

@@ -19,8 +19,8 @@ struct ResponseTests {
         identifier: "plain", actions: [UNNotificationAction(identifier: "ok", title: "OK")], intentIdentifiers: [])
 
     /// A system with one delivered notification per category.
-    func delivered() async throws -> (NotificationTestSystem, UNUserNotificationCenter) {
-        let system = try NotificationTestSystem()
+    func delivered(_ mode: NotificationTestSystem.Mode) async throws -> (NotificationTestSystem, UNUserNotificationCenter) {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         center.setNotificationCategories([Self.reminder, Self.plain])
         for (id, category) in [("r", "reminder"), ("p", "plain")] {
@@ -30,16 +30,16 @@ struct ResponseTests {
         return (system, center)
     }
 
-    @Test("the category's actions are offered in order")
-    func actionsInOrder() async throws {
-        let (system, _) = try await delivered()
+    @Test("the category's actions are offered in order", arguments: NotificationTestSystem.Mode.allCases)
+    func actionsInOrder(mode: NotificationTestSystem.Mode) async throws {
+        let (system, _) = try await delivered(mode)
         let shown = system.presenter.presentations.first { $0.identifier == "r" }
         #expect(shown?.actionTitles == ["Done", "Reply"])
     }
 
-    @Test("responses to an app that is not running are queued and handed to its delegate when it sets one")
-    func queuedUntilDelegate() async throws {
-        let (system, center) = try await delivered()
+    @Test("responses to an app that is not running are queued and handed to its delegate when it sets one", arguments: NotificationTestSystem.Mode.allCases)
+    func queuedUntilDelegate(mode: NotificationTestSystem.Mode) async throws {
+        let (system, center) = try await delivered(mode)
         #expect(try await system.respond(to: "r", app: app, actionIdentifier: "done"))
         #expect(try await system.respond(to: "p", app: app))
         #expect(await center.deliveredNotifications().isEmpty)
@@ -53,9 +53,9 @@ struct ResponseTests {
         #expect(delegate.responses.count == 2)
     }
 
-    @Test("text input arrives as UNTextInputNotificationResponse")
-    func textInput() async throws {
-        let (system, center) = try await delivered()
+    @Test("text input arrives as UNTextInputNotificationResponse", arguments: NotificationTestSystem.Mode.allCases)
+    func textInput(mode: NotificationTestSystem.Mode) async throws {
+        let (system, center) = try await delivered(mode)
         let delegate = RecordingDelegate()
         center.delegate = delegate
         await system.settle(center)
@@ -65,9 +65,9 @@ struct ResponseTests {
         #expect(response.notification.request.identifier == "r")
     }
 
-    @Test("dismissal reaches the delegate only when the category has customDismissAction")
-    func dismissal() async throws {
-        let (system, center) = try await delivered()
+    @Test("dismissal reaches the delegate only when the category has customDismissAction", arguments: NotificationTestSystem.Mode.allCases)
+    func dismissal(mode: NotificationTestSystem.Mode) async throws {
+        let (system, center) = try await delivered(mode)
         let delegate = RecordingDelegate()
         center.delegate = delegate
         await system.settle(center)
@@ -79,9 +79,9 @@ struct ResponseTests {
         #expect(outcomes == [.dismissed])
     }
 
-    @Test("unknown actions, text for a plain action and unknown notifications are errors")
-    func badResponses() async throws {
-        let (system, _) = try await delivered()
+    @Test("unknown actions, text for a plain action and unknown notifications are errors", arguments: NotificationTestSystem.Mode.allCases)
+    func badResponses(mode: NotificationTestSystem.Mode) async throws {
+        let (system, _) = try await delivered(mode)
         await #expect(throws: EngineError.self) { try await system.respond(to: "p", app: app, actionIdentifier: "nope") }
         await #expect(throws: EngineError.self) { try await system.respond(to: "p", app: app, actionIdentifier: "ok", text: "x") }
         await #expect(throws: EngineError.self) { try await system.respond(to: "missing", app: app) }
@@ -89,9 +89,9 @@ struct ResponseTests {
         await #expect(throws: EngineError.self) { try await system.respond(to: "p", app: "com.example.other") }
     }
 
-    @Test("setNotificationCategories replaces the whole set, per app")
-    func categoriesReplace() async throws {
-        let system = try NotificationTestSystem()
+    @Test("setNotificationCategories replaces the whole set, per app", arguments: NotificationTestSystem.Mode.allCases)
+    func categoriesReplace(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         center.setNotificationCategories([Self.reminder, Self.plain])
         center.setNotificationCategories([Self.plain])
@@ -101,9 +101,9 @@ struct ResponseTests {
         #expect(await other.notificationCategories().isEmpty)
     }
 
-    @Test("a badge in the content sets the app's badge; setBadgeCount sets it directly and rejects negatives")
-    func badges() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a badge in the content sets the app's badge; setBadgeCount sets it directly and rejects negatives", arguments: NotificationTestSystem.Mode.allCases)
+    func badges(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(UNNotificationRequest(identifier: "b", content: content("b", badge: 7), trigger: nil))
         await system.advance(by: 0)
@@ -118,9 +118,9 @@ struct ResponseTests {
         }
     }
 
-    @Test("authorization: the policy answers, denied apps cannot add, settings reflect the grant")
-    func authorization() async throws {
-        let system = try NotificationTestSystem()
+    @Test("authorization: the policy answers, denied apps cannot add, settings reflect the grant", arguments: NotificationTestSystem.Mode.allCases)
+    func authorization(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app, authorize: false)
         #expect(await center.notificationSettings().authorizationStatus == .notDetermined)
         #expect(try await center.requestAuthorization(options: [.alert, .sound]))
@@ -130,7 +130,7 @@ struct ResponseTests {
 
         var denying = OpenUserNotificationsConfiguration()
         denying.authorizationPolicy = .deny
-        let strict = try NotificationTestSystem(configuration: denying)
+        let strict = try NotificationTestSystem(mode: mode, configuration: denying)
         let denied = try await strict.center(for: app, authorize: false)
         #expect(try await denied.requestAuthorization(options: [.alert]) == false)
         #expect(await denied.notificationSettings().authorizationStatus == .denied)
@@ -145,9 +145,9 @@ struct ResponseTests {
         }
     }
 
-    @Test("an app granted no sound or badge gets neither; one never asked is not shown")
-    func presentationFollowsGrant() async throws {
-        let system = try NotificationTestSystem()
+    @Test("an app granted no sound or badge gets neither; one never asked is not shown", arguments: NotificationTestSystem.Mode.allCases)
+    func presentationFollowsGrant(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app, authorize: false)
         try await center.add(UNNotificationRequest(identifier: "quiet", content: content("q", badge: 3), trigger: nil))
         await system.advance(by: 0)
@@ -160,9 +160,9 @@ struct ResponseTests {
         #expect(system.presenter.badges[app] == nil)
     }
 
-    @Test("a floating calendar trigger moves with the system zone; a fixed one and intervals do not")
-    func zoneChange() async throws {
-        let system = try NotificationTestSystem(now: instant("2026-01-05T00:00:00Z"), timeZone: TimeZone(identifier: "Europe/Paris")!)
+    @Test("a floating calendar trigger moves with the system zone; a fixed one and intervals do not", arguments: NotificationTestSystem.Mode.allCases)
+    func zoneChange(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode, now: instant("2026-01-05T00:00:00Z"), timeZone: TimeZone(identifier: "Europe/Paris")!)
         let center = try await system.center(for: app)
         var nine = DateComponents()
         nine.hour = 9
@@ -184,17 +184,17 @@ struct ResponseTests {
         #expect(system.presenter.presentations.map(\.identifier) == ["interval", "fixed", "floating"])
     }
 
-    @Test("a zone change while no engine ran is noticed when the store is opened again")
-    func zoneChangeWhileStopped() async throws {
+    @Test("a zone change while no engine ran is noticed when the store is opened again", arguments: NotificationTestSystem.Mode.allCases)
+    func zoneChangeWhileStopped(mode: NotificationTestSystem.Mode) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
         let start = instant("2026-01-05T00:00:00Z")
-        let before = try NotificationTestSystem(now: start, timeZone: TimeZone(identifier: "Europe/Paris")!, storePath: path)
+        let before = try NotificationTestSystem(mode: mode, now: start, timeZone: TimeZone(identifier: "Europe/Paris")!, storePath: path)
         var nine = DateComponents()
         nine.hour = 9
         try await before.center(for: app).add(UNNotificationRequest(identifier: "f", content: content("f"), trigger: UNCalendarNotificationTrigger(dateMatching: nine, repeats: false)))
-        let after = try NotificationTestSystem(now: start, timeZone: TimeZone(identifier: "Asia/Tokyo")!, storePath: path)
+        let after = try NotificationTestSystem(mode: mode, now: start, timeZone: TimeZone(identifier: "Asia/Tokyo")!, storePath: path)
         await after.advance(by: 0)
         let pending = await (try after.center(for: app)).pendingNotificationRequests()
         #expect((pending.first?.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate() == instant("2026-01-06T00:00:00Z"))

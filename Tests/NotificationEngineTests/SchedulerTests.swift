@@ -24,9 +24,9 @@ func interval(_ id: String, _ seconds: TimeInterval, repeats: Bool = false, titl
 
 @Suite("Scheduling and delivery")
 struct SchedulerTests {
-    @Test("a time-interval request is delivered at its due instant, not before")
-    func deliversOnTime() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a time-interval request is delivered at its due instant, not before", arguments: NotificationTestSystem.Mode.allCases)
+    func deliversOnTime(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(interval("tea", 180))
         await system.advance(by: 179)
@@ -39,18 +39,18 @@ struct SchedulerTests {
         #expect(await center.deliveredNotifications().map(\.request.identifier) == ["tea"])
     }
 
-    @Test("a request without a trigger is delivered at once")
-    func nilTrigger() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a request without a trigger is delivered at once", arguments: NotificationTestSystem.Mode.allCases)
+    func nilTrigger(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(UNNotificationRequest(identifier: "now", content: content("Now"), trigger: nil))
         await system.advance(by: 0)
         #expect(system.presenter.presentations.map(\.identifier) == ["now"])
     }
 
-    @Test("adding a request with an existing identifier replaces it")
-    func replaces() async throws {
-        let system = try NotificationTestSystem()
+    @Test("adding a request with an existing identifier replaces it", arguments: NotificationTestSystem.Mode.allCases)
+    func replaces(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(interval("same", 60, title: "first"))
         try await center.add(interval("same", 120, title: "second"))
@@ -62,9 +62,9 @@ struct SchedulerTests {
         #expect(system.presenter.presentations.map(\.title) == ["second"])
     }
 
-    @Test("a repeating request fires every period until removed, and removing it stops every future fire")
-    func repeatingAndRemoval() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a repeating request fires every period until removed, and removing it stops every future fire", arguments: NotificationTestSystem.Mode.allCases)
+    func repeatingAndRemoval(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(interval("nag", 60, repeats: true))
         await system.advance(by: 180)
@@ -77,10 +77,10 @@ struct SchedulerTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("a repeating calendar request fires daily at the same wall time across a DST change")
-    func dailyAcrossDST() async throws {
+    @Test("a repeating calendar request fires daily at the same wall time across a DST change", arguments: NotificationTestSystem.Mode.allCases)
+    func dailyAcrossDST(mode: NotificationTestSystem.Mode) async throws {
         // 2026-03-07 12:00 UTC; New York springs forward on the 8th.
-        let system = try NotificationTestSystem(
+        let system = try NotificationTestSystem(mode: mode, 
             now: instant("2026-03-07T12:00:00Z"), timeZone: TimeZone(identifier: "America/New_York")!)
         let center = try await system.center(for: app)
         var morning = DateComponents()
@@ -96,11 +96,11 @@ struct SchedulerTests {
                 == ["2026-03-08T11:00:00Z", "2026-03-09T11:00:00Z", "2026-03-10T11:00:00Z"].map(instant))
     }
 
-    @Test("the pending cap keeps the soonest-firing requests, counts a repeating one once, and records discards")
-    func pendingCap() async throws {
+    @Test("the pending cap keeps the soonest-firing requests, counts a repeating one once, and records discards", arguments: NotificationTestSystem.Mode.allCases)
+    func pendingCap(mode: NotificationTestSystem.Mode) async throws {
         var configuration = OpenUserNotificationsConfiguration()
         configuration.pendingCap = 3
-        let system = try NotificationTestSystem(configuration: configuration)
+        let system = try NotificationTestSystem(mode: mode, configuration: configuration)
         let center = try await system.center(for: app)
         try await center.add(interval("repeating", 60, repeats: true))
         for (id, seconds) in [("a", 500.0), ("b", 100), ("c", 300)] { try await center.add(interval(id, seconds)) }
@@ -117,9 +117,9 @@ struct SchedulerTests {
         #expect(await other.pendingNotificationRequests().count == 1)
     }
 
-    @Test("the pending cap is 64 by default and can be turned off")
-    func defaultCapAndOff() async throws {
-        let capped = try NotificationTestSystem()
+    @Test("the pending cap is 64 by default and can be turned off", arguments: NotificationTestSystem.Mode.allCases)
+    func defaultCapAndOff(mode: NotificationTestSystem.Mode) async throws {
+        let capped = try NotificationTestSystem(mode: mode)
         let center = try await capped.center(for: app)
         for index in 0..<70 { try await center.add(interval("r\(index)", TimeInterval(100 + index))) }
         let kept = await center.pendingNotificationRequests().map(\.identifier)
@@ -128,15 +128,15 @@ struct SchedulerTests {
 
         var configuration = OpenUserNotificationsConfiguration()
         configuration.pendingCap = nil
-        let uncapped = try NotificationTestSystem(configuration: configuration)
+        let uncapped = try NotificationTestSystem(mode: mode, configuration: configuration)
         let all = try await uncapped.center(for: app)
         for index in 0..<70 { try await all.add(interval("r\(index)", TimeInterval(100 + index))) }
         #expect(await all.pendingNotificationRequests().count == 70)
     }
 
-    @Test("a missed one-shot fire is delivered once when the engine runs again")
-    func missedOneShot() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a missed one-shot fire is delivered once when the engine runs again", arguments: NotificationTestSystem.Mode.allCases)
+    func missedOneShot(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(interval("late", 60))
         await system.jump(by: 3_600)
@@ -147,9 +147,9 @@ struct SchedulerTests {
         #expect(entry.lateness == 3_540)
     }
 
-    @Test("a missed repeating request is delivered once, not once per period, then keeps its schedule")
-    func missedRepeating() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a missed repeating request is delivered once, not once per period, then keeps its schedule", arguments: NotificationTestSystem.Mode.allCases)
+    func missedRepeating(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(interval("nag", 60, repeats: true))
         await system.jump(by: 630)  // ten periods missed
@@ -178,25 +178,25 @@ struct SchedulerTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("pending requests survive a restart and fire afterwards")
-    func survivesRestart() async throws {
+    @Test("pending requests survive a restart and fire afterwards", arguments: NotificationTestSystem.Mode.allCases)
+    func survivesRestart(mode: NotificationTestSystem.Mode) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
-        let first = try NotificationTestSystem(storePath: path)
+        let first = try NotificationTestSystem(mode: mode, storePath: path)
         try await first.center(for: app).add(interval("persist", 120))
         try await first.center(for: app).add(interval("nag", 60, repeats: true))
         // A new engine on a new connection to the same file, as after kill -9.
-        let second = try NotificationTestSystem(now: first.clock.now, storePath: path)
+        let second = try NotificationTestSystem(mode: mode, now: first.clock.now, storePath: path)
         let center = try await second.center(for: app)
         #expect(Set(await center.pendingNotificationRequests().map(\.identifier)) == ["persist", "nag"])
         await second.advance(by: 120)
         #expect(second.presenter.presentations.map(\.identifier).sorted() == ["nag", "nag", "persist"])
     }
 
-    @Test("history records due and actual instants, presentation and what became of each notification")
-    func historyOutcomes() async throws {
-        let system = try NotificationTestSystem()
+    @Test("history records due and actual instants, presentation and what became of each notification", arguments: NotificationTestSystem.Mode.allCases)
+    func historyOutcomes(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
         try await center.add(interval("one", 10))
         try await center.add(interval("two", 20))

@@ -29,9 +29,9 @@ struct ContentTests {
         #expect(request.content.title == "Before")
     }
 
-    @Test("userInfo round-trips property-list values through the store")
-    func userInfoRoundTrip() async throws {
-        let system = try NotificationTestSystem()
+    @Test("userInfo round-trips property-list values through the store", arguments: NotificationTestSystem.Mode.allCases)
+    func userInfoRoundTrip(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         let content = UNMutableNotificationContent()
         let date = Date(timeIntervalSince1970: 1_700_000_000)
@@ -52,9 +52,9 @@ struct ContentTests {
         #expect(info["number"] as? Int == 7)
     }
 
-    @Test("a userInfo value that is not a property list is a clear error at add")
-    func userInfoRejected() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a userInfo value that is not a property list is a clear error at add", arguments: NotificationTestSystem.Mode.allCases)
+    func userInfoRejected(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         let content = UNMutableNotificationContent()
         content.userInfo = ["when": [1, NSObject()]]
@@ -72,9 +72,9 @@ struct ContentTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("a trigger Apple would trap on fails add with an error instead, through both forms")
-    func invalidTriggers() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a trigger Apple would trap on fails add with an error instead, through both forms", arguments: NotificationTestSystem.Mode.allCases)
+    func invalidTriggers(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         let zero = UNNotificationRequest(
             identifier: "z", content: UNNotificationContent(), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0, repeats: false))
@@ -137,12 +137,12 @@ struct ContentTests {
         #expect(code { _ = try UNNotificationAttachment(identifier: "b", url: big) } == .attachmentInvalidFileSize)
     }
 
-    @Test("nextTriggerDate: the planned date for pending requests, computed from now for new triggers")
-    func nextTriggerDate() async throws {
+    @Test("nextTriggerDate: the planned date for pending requests, computed from now for new triggers", arguments: NotificationTestSystem.Mode.allCases)
+    func nextTriggerDate(mode: NotificationTestSystem.Mode) async throws {
         let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 3_600, repeats: false)
         let next = try #require(trigger.nextTriggerDate())
         #expect(abs(next.timeIntervalSinceNow - 3_600) < 5)
-        let system = try NotificationTestSystem()
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         try await center.add(UNNotificationRequest(identifier: "t", content: UNNotificationContent(), trigger: trigger))
         await system.advance(by: 600)

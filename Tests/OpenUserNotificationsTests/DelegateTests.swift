@@ -42,9 +42,9 @@ final class StuckDelegate: NSObject, UNUserNotificationCenterDelegate, @unchecke
 
 @Suite("The app's delegate")
 struct DelegateTests {
-    @Test("the completion-handler forms are called when the app implements them")
-    func completionForms() async throws {
-        let system = try NotificationTestSystem()
+    @Test("the completion-handler forms are called when the app implements them", arguments: NotificationTestSystem.Mode.allCases)
+    func completionForms(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         let delegate = CompletionDelegate()
         center.delegate = delegate
@@ -55,9 +55,9 @@ struct DelegateTests {
         #expect(delegate.log == ["willPresent c", "didReceive \(UNNotificationDefaultActionIdentifier)"])
     }
 
-    @Test("the async forms are called when the app implements them")
-    func asyncForms() async throws {
-        let system = try NotificationTestSystem()
+    @Test("the async forms are called when the app implements them", arguments: NotificationTestSystem.Mode.allCases)
+    func asyncForms(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         let delegate = RecordingDelegate()
         delegate.answer = [.banner]
@@ -68,9 +68,9 @@ struct DelegateTests {
         #expect(system.presenter.presentations.first?.options == [.banner])
     }
 
-    @Test("a running app whose delegate gives no answer is not shown, as on iOS; the default is configurable")
-    func noAnswerIsSilent() async throws {
-        let system = try NotificationTestSystem()
+    @Test("a running app whose delegate gives no answer is not shown, as on iOS; the default is configurable", arguments: NotificationTestSystem.Mode.allCases)
+    func noAnswerIsSilent(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         let silent = SilentDelegate()
         center.delegate = silent
@@ -82,7 +82,7 @@ struct DelegateTests {
 
         var configuration = OpenUserNotificationsConfiguration()
         configuration.foregroundPresentationWithoutDelegate = [.banner, .sound]
-        let lenient = try NotificationTestSystem(configuration: configuration)
+        let lenient = try NotificationTestSystem(mode: mode, configuration: configuration)
         let other = try await lenient.center(for: "com.example.app")
         other.delegate = silent
         try await other.add(UNNotificationRequest(identifier: "s", content: UNNotificationContent(), trigger: nil))
@@ -107,9 +107,9 @@ struct DelegateTests {
         #expect(delegate.kept.count == 1)
     }
 
-    @Test("operations run in call order: a removal is visible to the next read")
-    func ordering() async throws {
-        let system = try NotificationTestSystem()
+    @Test("operations run in call order: a removal is visible to the next read", arguments: NotificationTestSystem.Mode.allCases)
+    func ordering(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: "com.example.app")
         for index in 0..<20 {
             center.add(
@@ -125,9 +125,9 @@ struct DelegateTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("apps are isolated: one app's center sees none of another's requests")
-    func isolation() async throws {
-        let system = try NotificationTestSystem()
+    @Test("apps are isolated: one app's center sees none of another's requests", arguments: NotificationTestSystem.Mode.allCases)
+    func isolation(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
         let first = try await system.center(for: "com.example.first")
         let second = try await system.center(for: "com.example.second")
         try await first.add(UNNotificationRequest(identifier: "mine", content: UNNotificationContent(), trigger: nil))
