@@ -45,7 +45,7 @@ let package = Package(
             name: "NotificationDaemon",
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationSocket",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "NotificationStoreSQLiteTests", dependencies: ["NotificationStoreSQLite"]),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
-        .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "OpenUserNotificationsTesting"]),
+        .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
     ]
 )

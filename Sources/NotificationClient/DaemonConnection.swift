@@ -114,7 +114,9 @@ public actor DaemonConnection {
     private func open(generation: UInt64) async throws -> Link {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(unixDomainSocketPath: socketPath) { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.wrappedForWireProtocol() }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.wrappedForWireProtocol(maximumMessageSize: WireProtocol.maximumReplySize)
+                }
             }
         let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
         let link = Link(outgoing: sink, generation: generation)

@@ -19,6 +19,12 @@ public struct DaemonOptions: ParsableArguments {
     @Option(help: "How authorization requests are answered: grant or deny.")
     var authorization: String = ProcessInfo.processInfo.environment["OPENUN_AUTHORIZATION"] ?? "grant"
 
+    @Option(name: .customLong("will-present-deadline"), help: "Seconds a running app has to answer willPresent.")
+    var willPresentDeadline: Double = 2
+
+    @Option(name: .customLong("max-queued-messages"), help: "Messages a client may leave unread before it is cut off.")
+    var maximumQueuedMessages: Int = 1_024
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error.")
     var logLevelName: String = ProcessInfo.processInfo.environment["OPENUN_LOG_LEVEL"] ?? "info"
 
@@ -39,11 +45,13 @@ public struct DaemonOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         let socketPath = socket ?? defaultDaemonSocketPath(environment: environment, userID: getuid())
         let storePath = store ?? Self.defaultStorePath(environment)
-        let engine = EngineConfiguration(
+        var engine = EngineConfiguration(
             pendingCap: pendingCap == "off" ? nil : Int(pendingCap),
-            authorizationPolicy: AuthorizationPolicy(rawValue: authorization) ?? .grantRequested)
+            authorizationPolicy: AuthorizationPolicy(rawValue: authorization) ?? .grantRequested,
+            willPresentDeadline: willPresentDeadline)
+        engine.presentationWhenUnanswered = [.banner, .list, .sound, .badge]
         let configuration = DaemonConfiguration(
-            socketPath: socketPath, storePath: storePath, engine: engine,
+            socketPath: socketPath, storePath: storePath, engine: engine, maximumQueuedMessages: maximumQueuedMessages,
             inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))
         do {
             return try NotificationDaemon(

@@ -93,6 +93,11 @@ final class DaemonSession: ForegroundApp, Sendable {
         waiting?.resume(returning: message)
     }
 
+    /// Ends the outgoing stream after what is queued, without closing the connection yet.
+    func finishSending() {
+        outgoing.finish()
+    }
+
     /// Marks the session closed, closes the connection and releases every waiting event.
     func close() {
         let waiting = state.withLock { state -> [CheckedContinuation<ClientMessage?, Never>] in

@@ -5,6 +5,7 @@ import NIOPosix
 import NotificationDelivery
 import NotificationEngine
 import NotificationModel
+import NotificationPlatform
 import NotificationSocket
 import NotificationStoreSQLite
 import NotificationWire
@@ -80,7 +81,18 @@ public actor NotificationDaemon {
         logger.info("listening", metadata: ["socket": "\(configuration.socketPath)", "store": "\(configuration.storePath)"])
         let scheduler = scheduler
         let monitor = StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
-        defer { withExtendedLifetime(monitor) {} }
+        // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
+        let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
+        // The system zone changed: re-plan floating calendar triggers.
+        let zones = try? TimeZoneMonitor { [logger] zone in
+            logger.info("system time zone changed", metadata: ["zone": "\(zone.identifier)"])
+            Task { try? await scheduler.timeZoneDidChange() }
+        }
+        defer {
+            withExtendedLifetime(monitor) {}
+            jumps?.cancel()
+            zones?.cancel()
+        }
         try await withThrowingDiscardingTaskGroup { group in
             if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
             try await server.executeThenClose { connections in
@@ -142,30 +154,46 @@ public actor NotificationDaemon {
         }
         do {
             try await channel.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await message in outgoing {
-                            try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
-                            session.didWrite()
-                        }
+                let writer = Task {
+                    for await message in outgoing {
+                        try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
+                        session.didWrite()
                     }
-                    group.addTask {
-                        for await (requestID, request) in requests {
-                            session.send(await self.handle(request, id: requestID, session: session))
-                        }
+                }
+                let worker = Task {
+                    for await (requestID, request) in requests {
+                        session.send(await self.handle(request, id: requestID, session: session))
                     }
-                    defer {
-                        requestSink.finish()
-                        group.cancelAll()
-                    }
+                }
+                defer {
+                    writer.cancel()
+                    worker.cancel()
+                }
+                do {
                     for try await line in inbound {
-                        guard let message = try? WireProtocol.decode(ClientMessage.self, from: Data(line.readableBytesView)) else {
+                        guard let message = try? WireProtocol.decode(ClientMessage.self, from: Data(line.readableBytesView))
+                        else {
                             session.send(.failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
                             break
                         }
                         guard handle(message, session: session, requests: requestSink) else { break }
                     }
+                } catch {
+                    logger.debug("connection read failed: \(error)", metadata: ["session": "\(id)"])
                 }
+                // Answer what was asked, then let the last messages (an error saying why) go out, briefly.
+                requestSink.finish()
+                await worker.value
+                session.finishSending()
+                _ = await FirstAnswer.race(
+                    {
+                        try? await writer.value
+                        return true
+                    },
+                    orElse: {
+                        try? await Task.sleep(for: .seconds(2))
+                        return false
+                    })
             }
         } catch {
             logger.debug("connection closed: \(error)", metadata: ["session": "\(id)"])

@@ -13,6 +13,10 @@ public struct EngineConfiguration: Sendable {
     /// How long a foreground app's `willPresent` may take before the engine stops waiting.
     public var willPresentDeadline: TimeInterval
 
+    /// How a notification is presented when a running app does not answer `willPresent` before the deadline (or
+    /// its connection drops): nothing in embedded mode, as on Apple platforms; the daemon presents it normally.
+    public var presentationWhenUnanswered: PresentationSet = []
+
     /// How long a claim on a due request lasts before another engine (or this one after a crash) may deliver
     /// it again.
     public var claimLease: TimeInterval

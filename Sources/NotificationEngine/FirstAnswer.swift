@@ -2,8 +2,9 @@ import Synchronization
 
 /// Races an answer against a fallback without waiting for the loser, so an app that never answers cannot stall
 /// the engine (a task group would wait for every child).
-enum FirstAnswer {
-    static func race<T: Sendable>(
+public enum FirstAnswer {
+    /// Returns whichever of `answer` and `fallback` finishes first, cancelling the other.
+    public static func race<T: Sendable>(
         _ answer: @escaping @Sendable () async -> T, orElse fallback: @escaping @Sendable () async -> T
     ) async -> T {
         let resumed = Mutex(false)

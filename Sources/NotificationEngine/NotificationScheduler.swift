@@ -270,7 +270,20 @@ public actor NotificationScheduler {
                 return shown
             }
             guard !claimed.isEmpty else { return shown }
-            for request in claimed where await fire(request) { shown += 1 }
+            // In order within an app; apps in parallel, so one app that is slow to answer delays no other.
+            let byApp = Dictionary(grouping: claimed, by: \.appID)
+            shown += await withTaskGroup(of: Int.self) { group in
+                for requests in byApp.values {
+                    group.addTask {
+                        var count = 0
+                        for request in requests where await self.fire(request) { count += 1 }
+                        return count
+                    }
+                }
+                var total = 0
+                for await count in group { total += count }
+                return total
+            }
         }
     }
 
@@ -278,6 +291,12 @@ public actor NotificationScheduler {
     /// date or the next change.
     public func run() async {
         logger.debug("engine running")
+        do {
+            let released = try store.releaseAbandonedClaims()
+            if released > 0 { logger.info("took back deliveries a stopped engine had claimed", metadata: ["count": "\(released)"]) }
+        } catch {
+            logger.error("could not release abandoned claims: \(error)")
+        }
         while !Task.isCancelled {
             let seen = wake.generation
             await deliverDue()
@@ -338,7 +357,7 @@ public actor NotificationScheduler {
             appID: request.appID, request: spec, date: now, dueDate: due, presentation: [])
         var options: PresentationSet
         if let foreground = foregroundApps[request.appID] {
-            options = await ask(foreground, notification) ?? []
+            options = await ask(foreground, notification) ?? configuration.presentationWhenUnanswered
             history.presenter = "app"
         } else {
             options = [.banner, .list, .sound, .badge]

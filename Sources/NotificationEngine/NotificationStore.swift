@@ -36,6 +36,11 @@ public protocol NotificationStore: Sendable {
     /// - Parameter appID: Only this app's requests; `nil` for every app.
     func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest]
 
+    /// Releases the claims of processes that no longer exist (an engine killed while delivering), so their
+    /// requests are delivered now rather than when the lease expires.
+    /// - Returns: How many claims were released.
+    func releaseAbandonedClaims() throws -> Int
+
     /// Finishes a claimed fire in one transaction: reschedules the request (or removes it when `nextFireDate` is
     /// `nil`) unless it was replaced meanwhile, lists `delivered`, sets the badge and appends `history`.
     /// - Returns: The history entry's identifier.

@@ -39,8 +39,13 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
 
 extension Channel {
     /// Adds line framing and wraps the channel for async use: what both sides of the daemon socket do.
-    public func wrappedForWireProtocol() throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
+    ///
+    /// - Parameter maximumMessageSize: The longest line accepted: small for what clients send the daemon, large
+    ///   for the daemon's replies (a listing of many requests).
+    public func wrappedForWireProtocol(maximumMessageSize: Int = WireProtocol.maximumMessageSize) throws
+        -> NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    {
+        try pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumMessageSize)))
         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
             wrappingChannelSynchronously: self,
             configuration: .init(

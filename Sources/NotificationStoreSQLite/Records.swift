@@ -29,6 +29,7 @@ struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var nextFire: Double?
     var floating: Bool
     var claimUntil: Double?
+    var claimOwner: Int32?
 
     init(_ request: PendingRequest) throws {
         app = request.appID

@@ -64,6 +64,10 @@ extension SQLiteNotificationStore {
                 t.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v2-claim-owner") { db in
+            // Which process holds a claim, so a restarted engine can take back what a killed one left.
+            try db.alter(table: "pending") { t in t.add(column: "claimOwner", .integer) }
+        }
         return migrator
     }
 }

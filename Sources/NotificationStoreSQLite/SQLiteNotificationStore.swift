@@ -1,5 +1,9 @@
 import Foundation
 import GRDB
+
+#if os(Linux)
+import Glibc
+#endif
 import NotificationEngine
 import NotificationModel
 
@@ -120,8 +124,8 @@ public final class SQLiteNotificationStore: NotificationStore {
                 arguments: [now] + app + [max(0, limit - records.count)])
             for record in records {
                 try db.execute(
-                    sql: "UPDATE pending SET claimUntil = ? WHERE id = ?",
-                    arguments: [leaseUntil.timeIntervalSince1970, record.id])
+                    sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?",
+                    arguments: [leaseUntil.timeIntervalSince1970, Self.processID, record.id])
             }
             return try records.map { try $0.request() }
         }
@@ -135,7 +139,7 @@ public final class SQLiteNotificationStore: NotificationStore {
         try writer.write { db in
             if let nextFireDate {
                 try db.execute(
-                    sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL WHERE id = ?",
+                    sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
                     arguments: [nextFireDate.timeIntervalSince1970, request.revision])
             } else {
                 try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
@@ -157,6 +161,27 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
             return historyID
         }
+    }
+
+    public func releaseAbandonedClaims() throws -> Int {
+        try writer.write { db in
+            let owners = try Int32.fetchAll(
+                db, sql: "SELECT DISTINCT claimOwner FROM pending WHERE claimUntil IS NOT NULL AND claimOwner IS NOT NULL")
+            var released = 0
+            for owner in owners where owner != Self.processID && !Self.isAlive(owner) {
+                try db.execute(
+                    sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL WHERE claimOwner = ?", arguments: [owner])
+                released += db.changesCount
+            }
+            return released
+        }
+    }
+
+    static let processID = getpid()
+
+    /// Whether a process exists (signal 0 checks without sending anything).
+    static func isAlive(_ processID: Int32) -> Bool {
+        kill(processID, 0) == 0 || errno != ESRCH
     }
 
     public func floatingRequests() throws -> [PendingRequest] {

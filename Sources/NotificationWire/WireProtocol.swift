@@ -12,8 +12,12 @@ public enum WireProtocol {
     /// The version both sides must speak. Bump it for any incompatible change of the messages below.
     public static let version = 1
 
-    /// The longest line either side accepts; a longer one closes the connection.
+    /// The longest line the daemon accepts from a client; a longer one closes that connection.
     public static let maximumMessageSize = 1 << 20
+
+    /// The longest line a client accepts from the daemon (a listing of a million requests is larger than that:
+    /// listings that big need paging, which a later protocol version may add).
+    public static let maximumReplySize = 1 << 30
 
     /// Encodes a message as one line of JSON, newline included.
     public static func encode<T: Encodable>(_ message: T) throws -> Data {

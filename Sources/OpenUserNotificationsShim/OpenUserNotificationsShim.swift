@@ -2,5 +2,6 @@
 #if canImport(UserNotifications)
 @_exported import UserNotifications
 #else
+@_exported import Foundation
 @_exported import OpenUserNotifications
 #endif

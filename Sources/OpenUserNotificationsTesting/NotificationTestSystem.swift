@@ -172,6 +172,6 @@ public final class NotificationTestSystem: Sendable {
 
     /// Waits until every operation queued on the center so far has run (fire-and-forget calls included).
     public func settle(_ center: UNUserNotificationCenter) async {
-        _ = await center.notificationSettings()
+        await center.settle()
     }
 }

@@ -2,13 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The built `unotify` executable, next to the test bundle.
-func unotifyExecutable() throws -> URL {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("unotify")
+/// A built executable of the package (`unotify`, `unotifyd`), next to the test bundle.
+func builtExecutable(_ name: String) throws -> URL {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
     let debug = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/unotify")
-    try #require(FileManager.default.isExecutableFile(atPath: debug.path), "build unotify first")
+        .deletingLastPathComponent().appendingPathComponent(".build/debug/\(name)")
+    try #require(FileManager.default.isExecutableFile(atPath: debug.path), "build \(name) first")
     return debug
 }
 
@@ -25,9 +25,9 @@ final class RunningCommand: Sendable {
         var value: String { text.withLock { $0 } }
     }
 
-    init(_ arguments: [String], environment: [String: String]) throws {
+    init(_ arguments: [String], environment: [String: String], executable: String = "unotify") throws {
         process = Process()
-        process.executableURL = try unotifyExecutable()
+        process.executableURL = try builtExecutable(executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
@@ -73,7 +73,7 @@ struct EndToEndTests {
     func addThenWatch() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let environment = ["OPENUN_STORE": store]
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
         _ = try await runToEnd(["add", "--in", "2s", "--title", "Hi", "--id", "hi"], environment: environment)
         let watch = try RunningCommand(["watch", "--for", "8"], environment: environment)
         defer { watch.process.terminate() }
@@ -88,7 +88,7 @@ struct EndToEndTests {
     func survivesKill9() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let environment = ["OPENUN_STORE": store]
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
         let first = try RunningCommand(["watch"], environment: environment)
         #expect(await first.wait(upTo: 10) { _, err in err.contains("watching") })
         // Added while the first engine runs: it notices through the store, without polling.
@@ -107,7 +107,7 @@ struct EndToEndTests {
     func watchSeesOtherProcesses() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let environment = ["OPENUN_STORE": store]
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
         let watch = try RunningCommand(["watch", "--for", "10"], environment: environment)
         defer { watch.process.terminate() }
         #expect(await watch.wait(upTo: 10) { _, err in err.contains("watching") })
@@ -119,7 +119,7 @@ struct EndToEndTests {
     func badInputExitStatus() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let command = try RunningCommand(["add", "--in", "0"], environment: ["OPENUN_STORE": store])
+        let command = try RunningCommand(["add", "--in", "0"], environment: ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"])
         command.process.waitUntilExit()
         _ = await command.wait(upTo: 1) { _, err in !err.isEmpty }
         #expect(command.process.terminationStatus != 0)

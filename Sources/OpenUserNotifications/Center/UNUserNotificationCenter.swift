@@ -1,4 +1,4 @@
-import Foundation
+@_exported import Foundation
 import Logging
 import NotificationEngine
 import NotificationModel
@@ -30,6 +30,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
     private weak var _delegate: (any UNUserNotificationCenterDelegate)?
     private let logger = Logger(label: "OpenUserNotifications.center")
     private var bridge: CenterForegroundBridge!  // set once in init
+    private var attachment: Task<Void, Never>?  // guarded by `lock`
 
     /// Creates a center for one app over a backend; ``current()`` is the shared one.
     package init(bundleIdentifier: String, backend: any NotificationBackend, configuration: OpenUserNotificationsConfiguration) {
@@ -57,7 +58,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
             lock.lock()
             _delegate = newValue
             lock.unlock()
-            if newValue != nil { attachAsForeground() }
+            if newValue != nil { attachAsForeground() } else { detachFromForeground() }
         }
     }
 
@@ -65,9 +66,34 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
     public var supportsContentExtensions: Bool { false }
 
     /// Registers the running app with the engine, which then asks it before presenting and hands it responses.
+    ///
+    /// Not on the serial queue: handing over queued responses calls the delegate, which may call the center.
     package func attachAsForeground() {
         let backend = backend, bridge: CenterForegroundBridge = bridge, app = bundleIdentifier
-        queue.enqueue { await backend.attach(bridge, appID: app) }
+        chainAttachment { await backend.attach(bridge, appID: app) }
+    }
+
+    /// Unregisters the app: it counts as not running, and the presenter shows its notifications.
+    package func detachFromForeground() {
+        let backend = backend, app = bundleIdentifier
+        chainAttachment { await backend.detach(appID: app) }
+    }
+
+    private func chainAttachment(_ operation: @escaping @Sendable () async -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        let previous = attachment
+        attachment = Task {
+            await previous?.value
+            await operation()
+        }
+    }
+
+    /// Waits until every operation called so far has run, attaching and detaching included.
+    package func settle() async {
+        let pending = lock.withLock { attachment }
+        await pending?.value
+        _ = try? await queue.perform { () }
     }
 
     // MARK: - Authorization and settings

@@ -1,0 +1,28 @@
+// The few Linux interfaces `NotificationPlatform` needs that Glibc does not show Swift: `timerfd_*` (its header,
+// <sys/timerfd.h>, is not in the Glibc module) and `struct ucred` (declared only under _GNU_SOURCE).
+//
+// On other systems the header is empty, so the target still builds (NotificationPlatform's macOS stubs do not
+// use it).
+#ifndef C_NOTIFICATION_PLATFORM_H
+#define C_NOTIFICATION_PLATFORM_H
+
+#if defined(__linux__)
+
+#include <sys/types.h>
+#include <sys/timerfd.h>
+
+/// The credentials the kernel recorded for the peer of a Unix-domain socket when it connected.
+typedef struct {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+} CNPPeerCredentials;
+
+/// Reads `SO_PEERCRED` of the connected Unix-domain socket `socket` into `credentials`.
+///
+/// Returns 0 on success, -1 with `errno` set otherwise.
+int CNPGetPeerCredentials(int socket, CNPPeerCredentials *credentials);
+
+#endif  // __linux__
+
+#endif  // C_NOTIFICATION_PLATFORM_H

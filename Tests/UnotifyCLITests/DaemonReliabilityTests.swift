@@ -1,0 +1,282 @@
+import Foundation
+import NotificationClient
+import NotificationEngine
+import NotificationModel
+import Synchronization
+import Testing
+
+/// A `unotifyd` process on a private socket and store, restartable.
+final class DaemonProcess: Sendable {
+    let folder: URL
+    let socket: String
+    let store: String
+    let extraArguments: [String]
+    private let current = Mutex<RunningCommand?>(nil)
+
+    init(storeFolder: URL? = nil, arguments: [String] = []) {
+        folder = URL(fileURLWithPath: "/tmp/unotifyd-test-\(UUID().uuidString.prefix(8))")
+        socket = folder.appendingPathComponent("run/d.sock").path
+        store = (storeFolder ?? folder).appendingPathComponent("store.sqlite").path
+        extraArguments = arguments
+    }
+
+    var environment: [String: String] { ["OPENUN_SOCKET": socket, "OPENUN_STORE": store] }
+
+    /// Starts the daemon and waits (bounded) until it accepts connections.
+    func start() async throws {
+        let command = try RunningCommand(
+            ["--log-level", "warning"] + extraArguments, environment: environment, executable: "unotifyd")
+        current.withLock { $0 = command }
+        let deadline = Date().addingTimeInterval(20)
+        while !DaemonBackend.isListening(at: socket) {
+            try #require(Date() < deadline, "unotifyd did not start: \(command.stderr)")
+            try #require(command.process.isRunning, "unotifyd exited: \(command.stderr)")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func kill9() {
+        current.withLock { $0 }?.kill9()
+    }
+
+    var isRunning: Bool { current.withLock { $0 }?.process.isRunning ?? false }
+    var output: String { current.withLock { $0 }?.stdout ?? "" }
+
+    func stop() {
+        current.withLock { $0 }?.process.terminate()
+        current.withLock { $0 }?.process.waitUntilExit()
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// Identifiers whose add the daemon acknowledged.
+final class Acknowledged: Sendable {
+    private let ids = Mutex<Set<String>>([])
+    func insert(_ id: String) { ids.withLock { _ = $0.insert(id) } }
+    var all: Set<String> { ids.withLock { $0 } }
+}
+
+func payload(_ title: String) -> NotificationPayload {
+    var content = NotificationPayload()
+    content.title = title
+    return content
+}
+
+/// A raw connection that speaks whatever bytes a test wants.
+final class RawSocket {
+    let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(result == 0)
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    func send(bytes count: Int, of byte: UInt8) {
+        let chunk = [UInt8](repeating: byte, count: 65_536)
+        var left = count
+        while left > 0 {
+            let written = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, min(left, chunk.count)) }
+            if written <= 0 { return }
+            left -= written
+        }
+    }
+
+    /// Reads until the daemon closes the connection (bounded); returns what it said.
+    func readUntilClosed(timeout: Double = 10) -> (text: String, closed: Bool) {
+        var timeoutValue = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return (String(decoding: data, as: UTF8.self), true) }
+            if count < 0 { return (String(decoding: data, as: UTF8.self), false) }
+            data += buffer[0..<count]
+        }
+    }
+}
+
+@Suite("unotifyd reliability", .serialized)
+struct DaemonReliabilityTests {
+    static let hello = #"{"hello":{"_0":{"protocolVersion":1,"appID":"com.example.raw","processID":1}}}"# + "\n"
+
+    @Test("kill -9 during 10,000 adds from 8 clients loses no acknowledged add; due ones are delivered, repeated at most once per crash")
+    func killDuringBurst() async throws {
+        let daemon = DaemonProcess(arguments: ["--pending-cap", "off"])
+        defer { daemon.stop() }
+        try await daemon.start()
+        let app = "com.example.burst"
+        let acknowledged = Acknowledged()
+        let crashes = 3
+        let clients = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<8 {
+                    group.addTask {
+                        let backend = DaemonBackend(socketPath: daemon.socket)
+                        for index in 0..<1_250 {
+                            let id = "c\(client)-\(index)"
+                            let due: TimeInterval = index % 125 == 0 ? 1 : 3_600
+                            let spec = RequestSpec(identifier: id, content: payload(id), trigger: .timeInterval(due, repeats: false))
+                            while true {
+                                do {
+                                    try await backend.add(spec, appID: app)
+                                    acknowledged.insert(id)
+                                    break
+                                } catch {
+                                    try? await Task.sleep(for: .milliseconds(20))  // the daemon is restarting
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for _ in 0..<crashes {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 200...700)))
+            daemon.kill9()
+            try await daemon.start()
+        }
+        await clients.value
+        #expect(acknowledged.all.count == 10_000)
+
+        let backend = DaemonBackend(socketPath: daemon.socket)
+        let dueIDs = Set((0..<8).flatMap { client in stride(from: 0, to: 1_250, by: 125).map { "c\(client)-\($0)" } })
+        var delivered: [String: Int] = [:]
+        let deadline = Date().addingTimeInterval(20)
+        repeat {
+            try await Task.sleep(for: .milliseconds(200))
+            delivered = Dictionary(grouping: try await backend.history(appID: app, limit: 100_000).map(\.requestIdentifier)) { $0 }
+                .mapValues(\.count)
+        } while Set(delivered.keys) != dueIDs && Date() < deadline
+        #expect(Set(delivered.keys) == dueIDs)
+        #expect(delivered.values.allSatisfy { $0 <= 1 + crashes }, "\(delivered.filter { $0.value > 1 })")
+        let pending = Set(try await backend.pendingRequests(appID: app).map(\.identifier))
+        let missing = acknowledged.all.subtracting(pending).subtracting(delivered.keys)
+        #expect(missing.isEmpty, "lost \(missing.count) acknowledged adds, e.g. \(missing.prefix(5))")
+    }
+
+    @Test("corrupt, truncated, oversized and wrong-version messages close that connection only")
+    func badMessages() async throws {
+        let daemon = DaemonProcess()
+        defer { daemon.stop() }
+        try await daemon.start()
+        let good = DaemonBackend(socketPath: daemon.socket)
+        try await good.add(RequestSpec(identifier: "before", content: payload("before"), trigger: .timeInterval(3_600, repeats: false)), appID: "com.example.good")
+
+        let corrupt = try RawSocket(path: daemon.socket)
+        corrupt.send(Self.hello + "{ this is not json\n")
+        let corruptResult = corrupt.readUntilClosed()
+        #expect(corruptResult.closed && corruptResult.text.contains("malformed"))
+
+        let oversized = try RawSocket(path: daemon.socket)
+        oversized.send(Self.hello)
+        oversized.send(bytes: 2 << 20, of: UInt8(ascii: "x"))
+        #expect(oversized.readUntilClosed().closed)
+
+        let truncated = try RawSocket(path: daemon.socket)
+        truncated.send(#"{"hello":{"_0":{"protocolVersion":1,"app"#)
+        shutdown(truncated.descriptor, Int32(SHUT_WR))
+        #expect(truncated.readUntilClosed().closed)
+
+        let mismatch = try RawSocket(path: daemon.socket)
+        mismatch.send(#"{"hello":{"_0":{"protocolVersion":999,"appID":"x","processID":1}}}"# + "\n")
+        let mismatchResult = mismatch.readUntilClosed()
+        #expect(mismatchResult.closed && mismatchResult.text.contains("protocolMismatch"))
+
+        let noHello = try RawSocket(path: daemon.socket)
+        noHello.send(#"{"request":{"id":1,"_1":"pendingRequests"}}"# + "\n")
+        #expect(noHello.readUntilClosed().closed)
+
+        // The daemon and the other client went on.
+        #expect(daemon.isRunning)
+        try await good.add(RequestSpec(identifier: "after", content: payload("after"), trigger: .timeInterval(3_600, repeats: false)), appID: "com.example.good")
+        #expect(Set(try await good.pendingRequests(appID: "com.example.good").map(\.identifier)) == ["before", "after"])
+    }
+
+    @Test("a client that stops reading is disconnected at its queue limit and stalls no one")
+    func slowClient() async throws {
+        let daemon = DaemonProcess(arguments: ["--max-queued-messages", "16"])
+        defer { daemon.stop() }
+        try await daemon.start()
+        let other = DaemonBackend(socketPath: daemon.socket)
+        for index in 0..<20 {
+            try await other.add(
+                RequestSpec(
+                    identifier: "r\(index)", content: payload(String(repeating: "long title ", count: 200)),
+                    trigger: .timeInterval(3_600, repeats: false)),
+                appID: "com.example.raw")
+        }
+        // Requests whose replies (~50 kB each, megabytes in all) the client never reads.
+        let stalled = try RawSocket(path: daemon.socket)
+        var requests = Self.hello
+        for id in 1...200 { requests += #"{"request":{"id":\#(id),"_1":{"pendingRequests":{}}}}"# + "\n" }
+        stalled.send(requests)
+        // Another client is served all along, and sees the stalled one cut off (only itself left connected).
+        let deadline = Date().addingTimeInterval(30)
+        var clients = 0
+        repeat {
+            _ = try await other.pendingRequests(appID: "com.example.raw")
+            clients = try await other.status(appID: "com.example.raw").connectedClients
+        } while clients > 1 && Date() < deadline
+        #expect(clients == 1)
+        #expect(stalled.readUntilClosed(timeout: 10).closed)
+        #expect(daemon.isRunning)
+    }
+
+    @Test("peers of another user are refused", .enabled(if: getuid() == 0, "needs root to act as another user"))
+    func otherUserRefused() async throws {
+        let daemon = DaemonProcess()
+        defer { daemon.stop() }
+        try await daemon.start()
+        // Open the socket and its folder to everyone, so only the SO_PEERCRED check stands in the way.
+        chmod(daemon.folder.path, 0o755)
+        chmod(URL(fileURLWithPath: daemon.socket).deletingLastPathComponent().path, 0o777)
+        chmod(daemon.socket, 0o666)
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sys.argv[1])
+            s.settimeout(10)
+            try:
+                s.sendall(sys.argv[2].encode())
+                data = s.recv(4096)
+            except OSError as error:
+                data = b''
+            print("closed" if data == b'' else "answered: " + data.decode())
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket, Self.hello]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "a foreign user got: \(text)")
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test("the socket is created with mode 0600 in a folder of mode 0700")
+    func socketMode() async throws {
+        let daemon = DaemonProcess()
+        defer { daemon.stop() }
+        try await daemon.start()
+        let socketMode = try FileManager.default.attributesOfItem(atPath: daemon.socket)[.posixPermissions] as? Int
+        let folderMode = try FileManager.default.attributesOfItem(
+            atPath: URL(fileURLWithPath: daemon.socket).deletingLastPathComponent().path)[.posixPermissions] as? Int
+        #expect(socketMode == 0o600)
+        #expect(folderMode == 0o700)
+    }
+}
