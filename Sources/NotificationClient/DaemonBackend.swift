@@ -113,7 +113,6 @@ public final class DaemonBackend: NotificationBackend {
         try? await connection(for: appID).detach()
     }
 
-    /// Registers the command the daemon runs to hand the app a response while it is not running.
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         _ = try await call(appID, .setLaunchCommand(command))
     }

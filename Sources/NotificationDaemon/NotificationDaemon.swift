@@ -287,8 +287,7 @@ public actor NotificationDaemon {
             await scheduler.detach(session, appID: app)
             return .done
         case .setLaunchCommand(let command):
-            let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
-            try store.setMetadata(LaunchCommandLauncher.key(for: app), value)
+            try await scheduler.setLaunchCommand(command, appID: app)
             return .done
         case .status: return .status(try await status())
         }
@@ -302,8 +301,7 @@ public actor NotificationDaemon {
             DaemonStatus.AppSummary(
                 appID: state.appID, authorization: state.authorization, pendingCount: counts[state.appID] ?? 0,
                 running: running.contains(state.appID),
-                launchCommand: (try? store.metadata(LaunchCommandLauncher.key(for: state.appID)))
-                    .flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) })
+                launchCommand: try? store.launchCommand(appID: state.appID))
         }
         let started: Date = if case .running(let since) = state { since } else { Date() }
         return DaemonStatus(

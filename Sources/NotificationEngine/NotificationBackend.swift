@@ -22,6 +22,17 @@ public protocol NotificationBackend: Sendable {
     /// Registers the app's running process; its `willPresent` and `didReceive` are then asked.
     func attach(_ app: any ForegroundApp, appID: String) async
     func detach(appID: String) async
+    /// Registers (or removes) the command that starts the app to hand it a response while it is not running.
+    func setLaunchCommand(_ command: [String]?, appID: String) async throws
 }
 
-extension NotificationScheduler: NotificationBackend {}
+extension NotificationScheduler: NotificationBackend {
+    public func setLaunchCommand(_ command: [String]?, appID: String) throws {
+        guard command.map({ !$0.isEmpty && $0[0].hasPrefix("/") }) ?? true else {
+            throw EngineError(.invalidArgument, "a launch command starts with an absolute executable path")
+        }
+        do { try store.setLaunchCommand(command, appID: appID) } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
+    }
+}

@@ -105,6 +105,18 @@ public protocol NotificationStore: Sendable {
 }
 
 extension NotificationStore {
+    /// The command that starts an app to hand it a response, as registered with ``setLaunchCommand(_:appID:)``.
+    public func launchCommand(appID: String) throws -> [String]? {
+        guard let stored = try metadata("launch.\(appID)"), !stored.isEmpty else { return nil }
+        return try? JSONDecoder().decode([String].self, from: Data(stored.utf8))
+    }
+
+    /// Registers (or, with `nil`, removes) the command that starts an app to hand it a response.
+    public func setLaunchCommand(_ command: [String]?, appID: String) throws {
+        let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
+        try setMetadata("launch.\(appID)", value)
+    }
+
     /// The earliest instant at which any app's request may be due.
     public func nextWakeDate() throws -> Date? { try nextWakeDate(appID: nil) }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NotificationClient
 import NotificationDaemon
+import NotificationDelivery
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
@@ -60,7 +61,8 @@ public final class NotificationTestSystem: Sendable {
         switch mode {
         case .embedded:
             scheduler = NotificationScheduler(
-                store: store, clock: clock, presenter: presenter, configuration: configuration.engineConfiguration)
+                store: store, clock: clock, presenter: presenter, configuration: configuration.engineConfiguration,
+                launcher: LaunchCommandLauncher(store: store))
             daemon = nil
         case .daemon:
             let folder = URL(fileURLWithPath: "/tmp/unotify-test-\(UUID().uuidString.prefix(8))")

@@ -50,7 +50,7 @@ struct CLIContext {
         }
         let scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardOutput),
-            configuration: configuration.engineConfiguration)
+            configuration: configuration.engineConfiguration, launcher: LaunchCommandLauncher(store: store))
         self.scheduler = scheduler
         backend = scheduler
         daemon = nil

@@ -53,6 +53,29 @@ struct ResponseTests {
         #expect(delegate.responses.count == 2)
     }
 
+    @Test("a response to an app that is not running starts its launch command", arguments: NotificationTestSystem.Mode.allCases)
+    func launchCommand(mode: NotificationTestSystem.Mode) async throws {
+        let (system, center) = try await delivered(mode)
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("launched-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: marker) }
+        try await center.setLaunchCommand(["/bin/sh", "-c", "echo \"$OPENUN_BUNDLE_ID $OPENUN_LAUNCH_REASON\" > \(marker.path)"])
+        await #expect(throws: NotificationRequestError.self) { try await center.setLaunchCommand(["relative/path"]) }
+        try await system.respond(to: "r", app: app, actionIdentifier: "done")
+        // A real process runs: wait for its file, bounded.
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: marker.path) || (try? String(contentsOf: marker, encoding: .utf8))?.isEmpty != false,
+            Date() < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try String(contentsOf: marker, encoding: .utf8) == "\(app) response\n")
+        // The response waits for the app's delegate.
+        let delegate = RecordingDelegate()
+        center.delegate = delegate
+        await system.settle(center)
+        #expect(delegate.responses.map(\.actionIdentifier) == ["done"])
+    }
+
     @Test("text input arrives as UNTextInputNotificationResponse", arguments: NotificationTestSystem.Mode.allCases)
     func textInput(mode: NotificationTestSystem.Mode) async throws {
         let (system, center) = try await delivered(mode)

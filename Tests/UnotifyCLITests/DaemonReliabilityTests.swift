@@ -279,4 +279,69 @@ struct DaemonReliabilityTests {
         #expect(socketMode == 0o600)
         #expect(folderMode == 0o700)
     }
+
+    @Test(
+        "a full disk answers clients with errors and damages nothing",
+        .enabled(if: Mount.tmpfsIsAvailable, "needs permission to mount a small tmpfs"))
+    func fullOrReadOnlyDisk() async throws {
+        let disk = URL(fileURLWithPath: "/tmp/unotifyd-disk-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        try #require(Mount.run(["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk.path]))
+        defer {
+            _ = Mount.run([disk.path], command: "/bin/umount")
+            try? FileManager.default.removeItem(at: disk)
+        }
+        let daemon = DaemonProcess(storeFolder: disk, arguments: ["--pending-cap", "off"])
+        defer { daemon.stop() }
+        try await daemon.start()
+        let client = DaemonBackend(socketPath: daemon.socket)
+        let app = "com.example.disk"
+        func add(_ id: String) async throws {
+            try await client.add(RequestSpec(identifier: id, content: payload(id), trigger: .timeInterval(3_600, repeats: false)), appID: app)
+        }
+        for index in 0..<5 { try await add("kept\(index)") }
+
+        // Fill the file system, then keep adding until the store refuses.
+        let filler = disk.appendingPathComponent("filler")
+        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: filler)
+        while (try? handle.write(contentsOf: Data(count: 65_536))) != nil {}
+        try? handle.close()
+        var refused: (any Error)?
+        for index in 0..<200 where refused == nil {
+            do { try await add("big\(index)-" + String(repeating: "x", count: 4_000)) } catch { refused = error }
+        }
+        let error = try #require(refused as? EngineError)
+        #expect(error.code == .storeFailure)
+        #expect(daemon.isRunning)
+        #expect(Set(try await client.pendingRequests(appID: app).map(\.identifier)).isSuperset(of: (0..<5).map { "kept\($0)" }))
+        try FileManager.default.removeItem(at: filler)
+        try await add("after-full")
+
+        let pending = Set(try await client.pendingRequests(appID: app).map(\.identifier))
+        #expect(pending.isSuperset(of: ["kept0", "kept4", "after-full"]))
+    }
+}
+
+/// Mounting for the disk tests (root, and a kernel that lets this sandbox mount tmpfs).
+enum Mount {
+    static let tmpfsIsAvailable: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = "/tmp/unotifyd-mount-probe-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard run(["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]) else { return false }
+        return run([probe], command: "/bin/umount")
+    }()
+
+    @discardableResult
+    static func run(_ arguments: [String], command: String = "/bin/mount") -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
 }

@@ -258,6 +258,20 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
         try await call { try await $0.history(appID: $1, limit: limit) }
     }
 
+    /// Registers the command that starts this app to hand it a person's answer while it is not running — the
+    /// analogue of iOS launching an app in the background. `nil` removes it. An addition of this library.
+    ///
+    /// The command runs with `OPENUN_LAUNCH_REASON=response` and `OPENUN_BUNDLE_ID` set; the app then sets its
+    /// delegate, which receives the waiting responses.
+    ///
+    /// ```swift
+    /// try await center.setLaunchCommand(["/usr/local/bin/nagme", "--background"])
+    /// ```
+    /// - Throws: ``NotificationRequestError`` when the command does not start with an absolute path.
+    public func setLaunchCommand(_ command: [String]?) async throws {
+        try await call { try await $0.setLaunchCommand(command, appID: $1) }
+    }
+
     // MARK: - Plumbing
 
     private func call<T: Sendable>(_ body: @escaping @Sendable (any NotificationBackend, String) async throws -> T) async throws -> T {

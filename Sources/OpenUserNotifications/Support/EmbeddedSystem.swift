@@ -56,7 +56,7 @@ final class EmbeddedSystem: Sendable {
         engineConfiguration.deliveryScope = appID  // the app's process delivers its own notifications only
         scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardError),
-            configuration: engineConfiguration, logger: logger)
+            configuration: engineConfiguration, logger: logger, launcher: LaunchCommandLauncher(store: store))
         let scheduler = scheduler
         monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
         loop = Task { await scheduler.run() }

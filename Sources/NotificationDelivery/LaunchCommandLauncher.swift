@@ -7,16 +7,17 @@ import NotificationEngine
 /// the queued responses.
 ///
 /// The command runs with `OPENUN_LAUNCH_REASON=response` and `OPENUN_BUNDLE_ID=<app>` in its environment.
-struct LaunchCommandLauncher: AppLauncher {
+public struct LaunchCommandLauncher: AppLauncher {
     let store: any NotificationStore
     let logger: Logger
 
-    static func key(for appID: String) -> String { "launch.\(appID)" }
+    public init(store: any NotificationStore, logger: Logger = Logger(label: "OpenUserNotifications.launcher")) {
+        self.store = store
+        self.logger = logger
+    }
 
-    func launch(appID: String) async {
-        guard let stored = try? store.metadata(Self.key(for: appID)),
-            let command = try? JSONDecoder().decode([String].self, from: Data(stored.utf8)), let executable = command.first
-        else { return }
+    public func launch(appID: String) async {
+        guard let command = try? store.launchCommand(appID: appID), let executable = command.first else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = Array(command.dropFirst())
