@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NotificationEngine
 import NotificationWire
 
@@ -18,6 +19,11 @@ public struct DaemonConfiguration: Sendable {
     public var inheritedSocket: Int32?
     /// Whether `run()` runs the engine's delivery loop; tests drive delivery themselves on a manual clock.
     public var runsEngineLoop = true
+    /// The files that define the system zone, watched for changes.
+    public var localtimePath = "/etc/localtime"
+    public var timezonePath: String? = "/etc/timezone"
+    /// Receives the zone the monitor reports; the clock reads it (see ``SystemZone``).
+    public var systemZone: SystemZone?
 
     public init(
         socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),
@@ -37,5 +43,20 @@ public struct DaemonConfiguration: Sendable {
             let count = environment["LISTEN_FDS"].flatMap(Int.init), count >= 1
         else { return nil }
         return 3  // SD_LISTEN_FDS_START
+    }
+}
+
+/// The system time zone as the daemon's monitor last saw it, shared with the clock.
+public final class SystemZone: Sendable {
+    private let zone: Mutex<TimeZone>
+
+    public init(_ zone: TimeZone) {
+        self.zone = Mutex(zone)
+    }
+
+    public var current: TimeZone { zone.withLock { $0 } }
+
+    public func set(_ newZone: TimeZone) {
+        zone.withLock { $0 = newZone }
     }
 }

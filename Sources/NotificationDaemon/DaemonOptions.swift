@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NotificationDelivery
 import NotificationEngine
+import NotificationPlatform
 import NotificationWire
 
 /// The command-line options of `unotifyd`, kept here so the executable's `main` stays a few lines.
@@ -24,6 +25,12 @@ public struct DaemonOptions: ParsableArguments {
 
     @Option(name: .customLong("max-queued-messages"), help: "Messages a client may leave unread before it is cut off.")
     var maximumQueuedMessages: Int = 1_024
+
+    @Option(name: .customLong("localtime-path"), help: .hidden)
+    var localtimePath = "/etc/localtime"
+
+    @Option(name: .customLong("timezone-path"), help: .hidden)
+    var timezonePath = "/etc/timezone"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error.")
     var logLevelName: String = ProcessInfo.processInfo.environment["OPENUN_LOG_LEVEL"] ?? "info"
@@ -50,12 +57,17 @@ public struct DaemonOptions: ParsableArguments {
             authorizationPolicy: AuthorizationPolicy(rawValue: authorization) ?? .grantRequested,
             willPresentDeadline: willPresentDeadline)
         engine.presentationWhenUnanswered = [.banner, .list, .sound, .badge]
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             socketPath: socketPath, storePath: storePath, engine: engine, maximumQueuedMessages: maximumQueuedMessages,
             inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))
+        configuration.localtimePath = localtimePath
+        configuration.timezonePath = timezonePath
+        let zone = SystemZone(TimeZoneMonitor.currentZone(localtimePath: localtimePath, timezonePath: timezonePath))
+        configuration.systemZone = zone
         do {
             return try NotificationDaemon(
-                configuration: configuration, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardOutput))
+                configuration: configuration, clock: SystemNotificationClock(timeZone: { zone.current }),
+                presenter: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }))
         } catch {
             throw ValidationError("cannot open the store at \(storePath): \(error)")
         }

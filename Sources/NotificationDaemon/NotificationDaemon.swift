@@ -84,8 +84,11 @@ public actor NotificationDaemon {
         // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
         let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
         // The system zone changed: re-plan floating calendar triggers.
-        let zones = try? TimeZoneMonitor { [logger] zone in
+        let systemZone = configuration.systemZone
+        let zones = try? TimeZoneMonitor(localtimePath: configuration.localtimePath, timezonePath: configuration.timezonePath) {
+            [logger] zone in
             logger.info("system time zone changed", metadata: ["zone": "\(zone.identifier)"])
+            systemZone?.set(zone)
             Task { try? await scheduler.timeZoneDidChange() }
         }
         defer {

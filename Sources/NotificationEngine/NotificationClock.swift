@@ -26,11 +26,18 @@ extension NotificationClock {
 
 /// The real clock: wall time from the system and `TZ`/`/etc/localtime` for the zone.
 public struct SystemNotificationClock: NotificationClock {
-    public init() {}
+    private let zone: @Sendable () -> TimeZone
+
+    /// Creates the clock.
+    /// - Parameter timeZone: Where the system zone comes from: Foundation's by default; the daemon passes the zone
+    ///   its monitor of `/etc/localtime` last reported.
+    public init(timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }) {
+        zone = timeZone
+    }
 
     public var now: Date { Date() }
 
-    public var timeZone: TimeZone { TimeZone.current }
+    public var timeZone: TimeZone { zone() }
 
     public func sleep(until deadline: Date) async throws {
         let interval = deadline.timeIntervalSinceNow

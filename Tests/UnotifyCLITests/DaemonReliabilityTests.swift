@@ -23,9 +23,10 @@ final class DaemonProcess: Sendable {
     var environment: [String: String] { ["OPENUN_SOCKET": socket, "OPENUN_STORE": store] }
 
     /// Starts the daemon and waits (bounded) until it accepts connections.
-    func start() async throws {
+    func start(environment extra: [String: String] = [:]) async throws {
         let command = try RunningCommand(
-            ["--log-level", "warning"] + extraArguments, environment: environment, executable: "unotifyd")
+            ["--log-level", "warning"] + extraArguments, environment: environment.merging(extra) { $1 },
+            executable: "unotifyd")
         current.withLock { $0 = command }
         let deadline = Date().addingTimeInterval(20)
         while !DaemonBackend.isListening(at: socket) {
@@ -320,6 +321,63 @@ struct DaemonReliabilityTests {
 
         let pending = Set(try await client.pendingRequests(appID: app).map(\.identifier))
         #expect(pending.isSuperset(of: ["kept0", "kept4", "after-full"]))
+    }
+}
+
+@Suite("unotifyd and time", .serialized)
+struct DaemonTimeTests {
+    @Test("a system time-zone change moves floating calendar triggers at once; fixed ones and intervals stay")
+    func zoneChange() async throws {
+        let etc = URL(fileURLWithPath: "/tmp/unotifyd-etc-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: etc) }
+        for zone in ["Europe/Paris", "America/New_York"] {
+            let file = etc.appendingPathComponent("zoneinfo/\(zone)")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: file.path, contents: Data())
+        }
+        let localtime = etc.appendingPathComponent("localtime")
+        try FileManager.default.createSymbolicLink(atPath: localtime.path, withDestinationPath: etc.path + "/zoneinfo/Europe/Paris")
+        let daemon = DaemonProcess(arguments: [
+            "--localtime-path", localtime.path, "--timezone-path", etc.appendingPathComponent("timezone").path,
+        ])
+        defer { daemon.stop() }
+        try await daemon.start(environment: ["TZ": ""])
+        let client = DaemonBackend(socketPath: daemon.socket)
+        let app = "com.example.zones"
+        var nine = CalendarComponents()
+        nine.hour = 9
+        var fixedNine = nine
+        fixedNine.timeZoneIdentifier = "Europe/Paris"
+        for (id, trigger) in [
+            ("floating", TriggerSpec.calendar(nine, repeats: true, matching: .apple)),
+            ("fixed", .calendar(fixedNine, repeats: true, matching: .apple)), ("interval", .timeInterval(7_200, repeats: false)),
+        ] {
+            try await client.add(RequestSpec(identifier: id, content: payload(id), trigger: trigger), appID: app)
+        }
+        func planned() async throws -> [String: Date] {
+            Dictionary(uniqueKeysWithValues: try await client.pendingRequests(appID: app).map { ($0.identifier, $0.nextFireDate!) })
+        }
+        func nextNine(in zone: String) -> Date {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: zone)!
+            return calendar.nextDate(after: Date(), matching: DateComponents(hour: 9), matchingPolicy: .nextTime)!
+        }
+        let before = try await planned()
+        #expect(before["floating"] == nextNine(in: "Europe/Paris"))
+        // Change the zone as timedatectl does: a new link renamed over the old one.
+        let replacement = etc.appendingPathComponent("localtime.new")
+        try FileManager.default.createSymbolicLink(atPath: replacement.path, withDestinationPath: etc.path + "/zoneinfo/America/New_York")
+        #expect(rename(replacement.path, localtime.path) == 0)
+        let expected = nextNine(in: "America/New_York")
+        let deadline = Date().addingTimeInterval(10)
+        var after = before
+        while after["floating"] != expected, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            after = try await planned()
+        }
+        #expect(after["floating"] == expected)
+        #expect(after["fixed"] == before["fixed"])
+        #expect(after["interval"] == before["interval"])
     }
 }
 
