@@ -96,7 +96,10 @@ let package = Package(
             name: "NotificationEngineTests",
             dependencies: ["NotificationEngine", "NotificationStoreSQLite", "OpenUserNotificationsTesting"]
         ),
-        .testTarget(name: "NotificationStoreSQLiteTests", dependencies: ["NotificationStoreSQLite"]),
+        .testTarget(
+            name: "NotificationStoreSQLiteTests",
+            dependencies: ["NotificationStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),

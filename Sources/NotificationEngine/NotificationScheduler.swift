@@ -269,7 +269,10 @@ public actor NotificationScheduler {
                 logger.error("could not read due requests: \(error)")
                 return shown
             }
-            guard !claimed.isEmpty else { return shown }
+            guard !claimed.isEmpty else {
+                advanceFloatingPlans(at: now)
+                return shown
+            }
             // In order within an app; apps in parallel, so one app that is slow to answer delays no other.
             let byApp = Dictionary(grouping: claimed, by: \.appID)
             shown += await withTaskGroup(of: Int.self) { group in
@@ -429,34 +432,36 @@ public actor NotificationScheduler {
         plannedTimeZone = zone
     }
 
-    /// Computes new fire dates for floating triggers that are not yet due; identical components share the work.
+    /// Moves every floating plan that is not yet due to its first match after now in the new zone. Requests with
+    /// identical components share one plan, so this is one date computation per distinct component set, whatever
+    /// the number of requests.
     private func replanFloating() throws -> Int {
         let now = clock.now
         let calendar = clock.calendar
-        var cache: [CalendarKey: Date?] = [:]
-        var updates: [FireDateUpdate] = []
-        for request in try storeCall({ try store.floatingRequests() }) {
-            guard case .calendar(let components, _, let matching) = request.spec.trigger,
-                let current = request.nextFireDate, current > now
-            else { continue }
-            let key = CalendarKey(components: components, matching: matching)
-            let next: Date?
-            if let cached = cache[key] {
-                next = cached
-            } else {
-                next = TriggerPlanner.nextCalendarDate(after: now, matching: components, policy: matching, calendar: calendar)
-                cache[key] = next
-            }
-            updates.append(
-                FireDateUpdate(appID: request.appID, identifier: request.identifier, revision: request.revision, nextFireDate: next))
+        let updates = try storeCall { try store.floatingPlans(dueAfter: now) }.map { plan in
+            FloatingPlanUpdate(key: plan.key, nextFireDate: Self.next(plan.trigger, after: now, calendar: calendar))
         }
-        try storeCall { try store.updateFireDates(updates) }
+        try storeCall { try store.updateFloatingPlans(updates) }
         return updates.count
     }
 
-    private struct CalendarKey: Hashable {
-        var components: CalendarComponents
-        var matching: CalendarMatching
+    /// Moves the plans whose requests have all fired to their next match.
+    private func advanceFloatingPlans(at now: Date) {
+        do {
+            let calendar = clock.calendar
+            let updates = try store.exhaustedFloatingPlans(at: now, appID: configuration.deliveryScope).map { plan in
+                FloatingPlanUpdate(
+                    key: plan.key, nextFireDate: Self.next(plan.trigger, after: max(plan.nextFireDate ?? now, now), calendar: calendar))
+            }
+            if !updates.isEmpty { try store.updateFloatingPlans(updates) }
+        } catch {
+            logger.error("could not move floating plans on: \(error)")
+        }
+    }
+
+    private static func next(_ trigger: TriggerSpec, after date: Date, calendar: Calendar) -> Date? {
+        guard case .calendar(let components, _, let matching) = trigger else { return nil }
+        return TriggerPlanner.nextCalendarDate(after: date, matching: components, policy: matching, calendar: calendar)
     }
 
     private func storeCall<T>(_ body: () throws -> T) throws -> T {

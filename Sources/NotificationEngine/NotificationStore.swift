@@ -50,11 +50,16 @@ public protocol NotificationStore: Sendable {
         badge: Int?
     ) throws -> Int64
 
-    /// Pending requests whose fire date follows the system zone.
-    func floatingRequests() throws -> [PendingRequest]
+    /// The plans of floating calendar triggers (one per app, components and matching policy: every request
+    /// following a plan fires at its instant) whose instant is after `date`.
+    func floatingPlans(dueAfter date: Date) throws -> [FloatingPlan]
 
-    /// Sets new fire dates (after a time-zone change), leaving requests replaced meanwhile alone.
-    func updateFireDates(_ updates: [FireDateUpdate]) throws
+    /// Due plans every request of which has fired for the plan's instant: they move to their next instant.
+    func exhaustedFloatingPlans(at date: Date, appID: String?) throws -> [FloatingPlan]
+
+    /// Moves plans to new instants (after a zone change, or after they fired); `nil` means the components never
+    /// match again, and the plan ends with the requests that follow it.
+    func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws
 
     // MARK: Delivered notifications
 
@@ -137,17 +142,28 @@ public struct PendingInsertion: Sendable {
     }
 }
 
-/// A new fire date for one request, as ``NotificationStore/updateFireDates(_:)`` takes it.
-public struct FireDateUpdate: Sendable, Hashable {
+/// The shared fire instant of floating calendar triggers with the same app, components and matching policy.
+public struct FloatingPlan: Sendable, Hashable {
+    public var key: String
     public var appID: String
-    public var identifier: String
-    public var revision: Int64
+    public var trigger: TriggerSpec
     public var nextFireDate: Date?
 
-    public init(appID: String, identifier: String, revision: Int64, nextFireDate: Date?) {
+    public init(key: String, appID: String, trigger: TriggerSpec, nextFireDate: Date?) {
+        self.key = key
         self.appID = appID
-        self.identifier = identifier
-        self.revision = revision
+        self.trigger = trigger
+        self.nextFireDate = nextFireDate
+    }
+}
+
+/// A new instant for a plan, as ``NotificationStore/updateFloatingPlans(_:)`` takes it.
+public struct FloatingPlanUpdate: Sendable, Hashable {
+    public var key: String
+    public var nextFireDate: Date?
+
+    public init(key: String, nextFireDate: Date?) {
+        self.key = key
         self.nextFireDate = nextFireDate
     }
 }

@@ -30,14 +30,25 @@ struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var floating: Bool
     var claimUntil: Double?
     var claimOwner: Int32?
+    /// For floating calendar triggers: the plan they follow (their fire date lives there).
+    var calendarKey: String?
+    /// For floating calendar triggers: the plan instant they last fired for.
+    var firedFor: Double?
 
     init(_ request: PendingRequest) throws {
         app = request.appID
         identifier = request.identifier
         spec = try JSON.encode(request.spec)
         addedAt = request.addedAt.timeIntervalSince1970
-        nextFire = request.nextFireDate?.timeIntervalSince1970
         floating = request.isFloating
+        calendarKey = try Self.calendarKey(request)
+        nextFire = calendarKey == nil ? request.nextFireDate?.timeIntervalSince1970 : nil
+    }
+
+    /// The plan a floating calendar trigger follows: its app, components and matching policy.
+    static func calendarKey(_ request: PendingRequest) throws -> String? {
+        guard request.isFloating, case .calendar(let components, _, let matching)? = request.spec.trigger else { return nil }
+        return request.appID + "\u{1F}" + matching.rawValue + "\u{1F}" + String(decoding: try JSON.encode(components), as: UTF8.self)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import NotificationModel
 
 extension SQLiteNotificationStore {
     /// The schema's migrations. Once shipped, a migration is frozen: changes go into a new one.
@@ -67,6 +69,33 @@ extension SQLiteNotificationStore {
         migrator.registerMigration("v2-claim-owner") { db in
             // Which process holds a claim, so a restarted engine can take back what a killed one left.
             try db.alter(table: "pending") { t in t.add(column: "claimOwner", .integer) }
+        }
+        migrator.registerMigration("v3-floating-plan") { db in
+            // Floating calendar triggers follow a shared plan row (docs/proposals/0001-floating-plan-table.md).
+            try db.alter(table: "pending") { t in
+                t.add(column: "calendarKey", .text)
+                t.add(column: "firedFor", .double)
+            }
+            try db.create(table: "floatingPlan") { t in
+                t.primaryKey("key", .text)
+                t.column("app", .text).notNull()
+                t.column("trigger", .blob).notNull()
+                t.column("nextFire", .double)
+            }
+            try db.execute(sql: "CREATE INDEX pending_calendar ON pending(calendarKey) WHERE calendarKey IS NOT NULL")
+            for row in try Row.fetchAll(db, sql: "SELECT id, app, spec, nextFire FROM pending WHERE floating = 1") {
+                let spec = try JSON.decode(RequestSpec.self, from: row["spec"])
+                guard case .calendar(let components, _, let matching)? = spec.trigger else { continue }
+                let app: String = row["app"]
+                let key = app + "\u{1F}" + matching.rawValue + "\u{1F}" + String(decoding: try JSON.encode(components), as: UTF8.self)
+                try db.execute(
+                    sql: """
+                        INSERT INTO floatingPlan (key, app, trigger, nextFire) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(key) DO UPDATE SET nextFire = MIN(COALESCE(nextFire, excluded.nextFire), excluded.nextFire)
+                        """,
+                    arguments: [key, app, try JSON.encode(spec.trigger), row["nextFire"] as Double?])
+                try db.execute(sql: "UPDATE pending SET calendarKey = ?, nextFire = NULL WHERE id = ?", arguments: [key, row["id"] as Int64])
+            }
         }
         return migrator
     }

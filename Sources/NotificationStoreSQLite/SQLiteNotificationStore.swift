@@ -42,6 +42,19 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     // MARK: - Pending requests
+    //
+    // Floating calendar triggers do not keep their fire date in their row: all not-yet-due requests with the same
+    // app and components fire at the same instant (the first match after now in the system zone), so that instant
+    // lives once in `floatingPlan`, and a zone change rewrites a few plan rows instead of every request
+    // (docs/proposals/0001-floating-plan-table.md). A floating row records in `firedFor` the plan instant it last
+    // fired for.
+
+    /// The columns of a pending request, with a floating row's fire date taken from its plan.
+    private static let pendingColumns = """
+        p.id, p.app, p.identifier, p.spec, p.addedAt, COALESCE(p.nextFire, f.nextFire) AS nextFire, p.floating,
+        p.claimUntil, p.claimOwner, p.calendarKey, p.firedFor
+        """
+    private static let pendingJoin = "pending p LEFT JOIN floatingPlan f ON p.calendarKey = f.key"
 
     public func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) throws -> PendingInsertion {
         try writer.write { db in
@@ -49,6 +62,14 @@ public final class SQLiteNotificationStore: NotificationStore {
                 sql: "DELETE FROM pending WHERE app = ? AND identifier = ?", arguments: [request.appID, request.identifier])
             var record = try PendingRecord(request)
             try record.insert(db)
+            if let key = record.calendarKey, case .calendar? = request.spec.trigger {
+                try db.execute(
+                    sql: """
+                        INSERT INTO floatingPlan (key, app, trigger, nextFire) VALUES (?, ?, ?, ?)
+                        ON CONFLICT(key) DO UPDATE SET nextFire = MIN(COALESCE(nextFire, excluded.nextFire), excluded.nextFire)
+                        """,
+                    arguments: [key, request.appID, try JSON.encode(request.spec.trigger), request.nextFireDate?.timeIntervalSince1970])
+            }
             var stored = request
             stored.revision = record.id!
             var discarded: [PendingRequest] = []
@@ -56,8 +77,9 @@ public final class SQLiteNotificationStore: NotificationStore {
                 let excess = try PendingRecord.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM pending WHERE app = ? AND nextFire IS NOT NULL
-                        ORDER BY nextFire, id LIMIT -1 OFFSET ?
+                        SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
+                        WHERE p.app = ? AND COALESCE(p.nextFire, f.nextFire) IS NOT NULL
+                        ORDER BY COALESCE(p.nextFire, f.nextFire), p.id LIMIT -1 OFFSET ?
                         """,
                     arguments: [request.appID, max(cap, 0)])
                 for record in excess {
@@ -71,15 +93,24 @@ public final class SQLiteNotificationStore: NotificationStore {
                             outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept"))
                     try entry.insert(db)
                 }
+                if !excess.isEmpty { try Self.pruneFloatingPlans(db) }
             }
             return PendingInsertion(stored: stored, discarded: discarded)
         }
     }
 
+    /// Deletes plans that no request follows any more.
+    private static func pruneFloatingPlans(_ db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM floatingPlan WHERE NOT EXISTS (SELECT 1 FROM pending WHERE calendarKey = floatingPlan.key)")
+    }
+
     public func pendingRequests(appID: String) throws -> [PendingRequest] {
         try writer.read { db in
-            try PendingRecord.fetchAll(db, sql: "SELECT * FROM pending WHERE app = ? ORDER BY id", arguments: [appID])
-                .map { try $0.request() }
+            try PendingRecord.fetchAll(
+                db, sql: "SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin) WHERE p.app = ? ORDER BY p.id",
+                arguments: [appID]
+            ).map { try $0.request() }
         }
     }
 
@@ -93,6 +124,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                 records = try PendingRecord.filter(Column("app") == appID).fetchAll(db)
             }
             for record in records { _ = try record.delete(db) }
+            if records.contains(where: { $0.calendarKey != nil }) { try Self.pruneFloatingPlans(db) }
             return try records.map { try $0.request() }
         }
     }
@@ -105,22 +137,45 @@ public final class SQLiteNotificationStore: NotificationStore {
                 db, sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL" + scope, arguments: arguments)
             let claim = try Double.fetchOne(
                 db, sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL" + scope, arguments: arguments)
-            return [fire, claim].compactMap { $0 }.min().map(Date.init(timeIntervalSince1970:))
+            // A plan counts while one of its requests still has to fire for it and is not being delivered.
+            let plan = try Double.fetchOne(
+                db,
+                sql: """
+                    SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
+                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.claimUntil IS NULL
+                        AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
+                    """,
+                arguments: arguments)
+            return [fire, claim, plan].compactMap { $0 }.min().map(Date.init(timeIntervalSince1970:))
         }
     }
 
     public func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest] {
         try writer.write { db in
             let now = date.timeIntervalSince1970
-            let scope = appID == nil ? "" : " AND app = ?"
+            let scope = appID == nil ? "" : " AND p.app = ?"
             let app: StatementArguments = appID.map { [$0] } ?? []
             var records = try PendingRecord.fetchAll(
                 db,
-                sql: "SELECT * FROM pending WHERE claimUntil IS NULL AND nextFire <= ?\(scope) ORDER BY nextFire LIMIT ?",
+                sql: """
+                    SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
+                    WHERE p.claimUntil IS NULL AND p.nextFire <= ?\(scope) ORDER BY p.nextFire LIMIT ?
+                    """,
                 arguments: [now] + app + [limit])
             records += try PendingRecord.fetchAll(
                 db,
-                sql: "SELECT * FROM pending WHERE claimUntil IS NOT NULL AND claimUntil <= ?\(scope) ORDER BY nextFire LIMIT ?",
+                sql: """
+                    SELECT \(Self.pendingColumns) FROM floatingPlan f JOIN pending p ON p.calendarKey = f.key
+                    WHERE f.nextFire <= ? AND p.claimUntil IS NULL AND p.addedAt < f.nextFire
+                    AND (p.firedFor IS NULL OR p.firedFor < f.nextFire)\(scope) ORDER BY f.nextFire LIMIT ?
+                    """,
+                arguments: [now] + app + [max(0, limit - records.count)])
+            records += try PendingRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
+                    WHERE p.claimUntil IS NOT NULL AND p.claimUntil <= ?\(scope) ORDER BY p.claimUntil LIMIT ?
+                    """,
                 arguments: [now] + app + [max(0, limit - records.count)])
             for record in records {
                 try db.execute(
@@ -137,12 +192,19 @@ public final class SQLiteNotificationStore: NotificationStore {
         badge: Int?
     ) throws -> Int64 {
         try writer.write { db in
-            if let nextFireDate {
+            switch (nextFireDate, request.isFloating) {
+            case (nil, _):
+                try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
+                if request.isFloating { try Self.pruneFloatingPlans(db) }
+            case (_?, true):
+                // The plan moves on once every request following it has fired (see advanceFloatingPlans).
+                try db.execute(
+                    sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
+                    arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
+            case (let next?, false):
                 try db.execute(
                     sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                    arguments: [nextFireDate.timeIntervalSince1970, request.revision])
-            } else {
-                try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
+                    arguments: [next.timeIntervalSince1970, request.revision])
             }
             var historyRecord = try HistoryRecord(history)
             try historyRecord.insert(db)
@@ -184,19 +246,51 @@ public final class SQLiteNotificationStore: NotificationStore {
         kill(processID, 0) == 0 || errno != ESRCH
     }
 
-    public func floatingRequests() throws -> [PendingRequest] {
+    public func floatingPlans(dueAfter date: Date) throws -> [FloatingPlan] {
         try writer.read { db in
-            try PendingRecord.fetchAll(db, sql: "SELECT * FROM pending WHERE floating = 1").map { try $0.request() }
+            try Row.fetchAll(
+                db, sql: "SELECT key, app, trigger, nextFire FROM floatingPlan WHERE nextFire > ?",
+                arguments: [date.timeIntervalSince1970]
+            ).map(Self.plan)
         }
     }
 
-    public func updateFireDates(_ updates: [FireDateUpdate]) throws {
-        try writer.write { db in
-            let statement = try db.makeStatement(sql: "UPDATE pending SET nextFire = ? WHERE id = ?")
-            for update in updates {
-                try statement.execute(arguments: [update.nextFireDate?.timeIntervalSince1970, update.revision])
-            }
+    public func exhaustedFloatingPlans(at date: Date, appID: String?) throws -> [FloatingPlan] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT key, app, trigger, nextFire FROM floatingPlan f WHERE f.nextFire <= ?\(appID == nil ? "" : " AND f.app = ?")
+                    AND NOT EXISTS (
+                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.addedAt < f.nextFire
+                        AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
+                    """,
+                arguments: [date.timeIntervalSince1970] + (appID.map { [$0] } ?? [])
+            ).map(Self.plan)
         }
+    }
+
+    public func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws {
+        try writer.write { db in
+            for update in updates {
+                if let next = update.nextFireDate {
+                    try db.execute(
+                        sql: "UPDATE floatingPlan SET nextFire = ? WHERE key = ?",
+                        arguments: [next.timeIntervalSince1970, update.key])
+                } else {
+                    // Never matches again: what follows the plan has fired for good.
+                    try db.execute(sql: "DELETE FROM pending WHERE calendarKey = ?", arguments: [update.key])
+                    try db.execute(sql: "DELETE FROM floatingPlan WHERE key = ?", arguments: [update.key])
+                }
+            }
+            try Self.pruneFloatingPlans(db)
+        }
+    }
+
+    private static func plan(_ row: Row) throws -> FloatingPlan {
+        FloatingPlan(
+            key: row["key"], appID: row["app"], trigger: try JSON.decode(TriggerSpec.self, from: row["trigger"]),
+            nextFireDate: (row["nextFire"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
     public func pendingCount() throws -> Int {

@@ -245,3 +245,59 @@ final class RecordingDelegate: NSObject, UNUserNotificationCenterDelegate, @unch
         lock.withLock { _responses.append(response) }
     }
 }
+
+@Suite("Floating plans")
+struct FloatingPlanTests {
+    func daily(_ id: String, hour: Int) -> UNNotificationRequest {
+        UNNotificationRequest(
+            identifier: id, content: content(id),
+            trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(hour: hour), repeats: true))
+    }
+
+    @Test("requests with identical components share one plan, and a zone change moves them all by moving the plan", arguments: NotificationTestSystem.Mode.allCases)
+    func sharedPlan(mode: NotificationTestSystem.Mode) async throws {
+        var configuration = OpenUserNotificationsConfiguration()
+        configuration.pendingCap = nil
+        let system = try NotificationTestSystem(
+            mode: mode, now: instant("2026-01-05T00:00:00Z"), timeZone: TimeZone(identifier: "Europe/Paris")!, configuration: configuration)
+        let center = try await system.center(for: app)
+        for index in 0..<300 { try await center.add(daily("r\(index)", hour: 7 + index % 3)) }
+        #expect(try system.scheduler.store.floatingPlans(dueAfter: system.clock.now).count == 3)
+        try await system.setTimeZone(TimeZone(identifier: "Asia/Tokyo")!)
+        let dates = Set(await center.pendingNotificationRequests().compactMap { ($0.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate() })
+        #expect(dates == Set(["2026-01-05T22:00:00Z", "2026-01-05T23:00:00Z", "2026-01-06T00:00:00Z"].map(instant)))
+        await system.advance(by: 86_400)
+        #expect(system.presenter.presentations.count == 300)
+        #expect(Set(await center.pendingNotificationRequests().compactMap { ($0.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate() })
+            == Set(["2026-01-06T22:00:00Z", "2026-01-06T23:00:00Z", "2026-01-07T00:00:00Z"].map(instant)))
+    }
+
+    @Test("a request added while its plan is due but undelivered waits for its own first match")
+    func addedWhileDue() async throws {
+        let system = try NotificationTestSystem(now: instant("2026-01-05T08:00:00Z"))
+        let center = try await system.center(for: app)
+        try await center.add(daily("early", hour: 9))
+        system.clock.advance(by: 5_400)  // 9:30, nothing delivered yet (the machine was asleep)
+        try await center.add(daily("late", hour: 9))
+        await system.advance(by: 0)
+        #expect(system.presenter.presentations.map(\.identifier) == ["early"])
+        await system.advance(by: 86_400)
+        #expect(system.presenter.presentations.map(\.identifier).sorted() == ["early", "early", "late"])
+    }
+
+    @Test("removing every request of a plan removes the plan; one-shot members leave after firing")
+    func planLifecycle() async throws {
+        let system = try NotificationTestSystem(now: instant("2026-01-05T08:00:00Z"))
+        let center = try await system.center(for: app)
+        try await center.add(daily("repeating", hour: 9))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "once", content: content("once"),
+                trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(hour: 9), repeats: false)))
+        await system.advance(by: 3_600)
+        #expect(await center.pendingNotificationRequests().map(\.identifier) == ["repeating"])
+        center.removeAllPendingNotificationRequests()
+        await system.settle(center)
+        #expect(try system.scheduler.store.floatingPlans(dueAfter: .distantPast).isEmpty)
+    }
+}

@@ -1,7 +1,8 @@
 import Foundation
 import NotificationEngine
 import NotificationModel
-import NotificationStoreSQLite
+@testable import NotificationStoreSQLite
+import GRDB
 import Testing
 
 @Suite("SQLite store")
@@ -119,5 +120,32 @@ struct SQLiteNotificationStoreTests {
         for id in ["a", "b", "c"] { _ = try store.insertPending(request(id, fireIn: 60), cap: 2, at: start) }
         #expect(Set(try store.pendingRequests(appID: "com.example.app").map(\.identifier)) == ["undated", "a", "b"])
         #expect(try store.history(appID: "com.example.app", limit: 5).map(\.requestIdentifier) == ["c"])
+    }
+}
+
+@Suite("SQLite store migrations")
+struct MigrationTests {
+    @Test("a store written before floating plans existed is migrated: its floating rows join a plan")
+    func migratesFloatingRows() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("old.sqlite").path
+        var components = CalendarComponents()
+        components.hour = 9
+        let spec = RequestSpec(identifier: "f", content: NotificationPayload(), trigger: .calendar(components, repeats: true, matching: .apple))
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteNotificationStore.migrator.migrate(queue, upTo: "v2-claim-owner")
+            try queue.write { db in
+                try db.execute(
+                    sql: "INSERT INTO pending (app, identifier, spec, addedAt, nextFire, floating) VALUES (?, ?, ?, ?, ?, 1)",
+                    arguments: ["com.example.old", "f", try JSONEncoder().encode(spec), 0, 1_800_000_000])
+            }
+        }
+        let store = try SQLiteNotificationStore(path: path)
+        #expect(try store.pendingRequests(appID: "com.example.old").first?.nextFireDate == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(try store.floatingPlans(dueAfter: .distantPast).map(\.appID) == ["com.example.old"])
+        #expect(try store.nextWakeDate() == Date(timeIntervalSince1970: 1_800_000_000))
     }
 }
