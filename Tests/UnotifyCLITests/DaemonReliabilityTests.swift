@@ -381,6 +381,39 @@ struct DaemonTimeTests {
     }
 }
 
+@Suite("unotifyd under systemd")
+struct SocketActivationTests {
+    @Test(
+        "socket activation: the daemon serves on the socket systemd passed it",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func socketActivation() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotifyd-activation-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let socket = folder.appendingPathComponent("d.sock").path
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = ["-l", socket, try builtExecutable("unotifyd").path, "--log-level", "warning"]
+        activator.environment = ProcessInfo.processInfo.environment.merging(
+            ["OPENUN_STORE": folder.appendingPathComponent("store.sqlite").path, "OPENUN_SOCKET": folder.appendingPathComponent("unused.sock").path]) { $1 }
+        activator.standardError = FileHandle.nullDevice
+        try activator.run()
+        defer {
+            activator.terminate()
+            activator.waitUntilExit()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: socket), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let client = DaemonBackend(socketPath: socket)
+        try await client.add(RequestSpec(identifier: "activated", content: payload("a"), trigger: .timeInterval(3_600, repeats: false)), appID: "com.example.activation")
+        #expect(try await client.pendingRequests(appID: "com.example.activation").map(\.identifier) == ["activated"])
+        // It used the passed socket, not one of its own.
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("unused.sock").path))
+        let status = try await client.status(appID: "com.example.activation")
+        #expect(status.protocolVersion == 1)
+    }
+}
+
 /// Mounting for the disk tests (root, and a kernel that lets this sandbox mount tmpfs).
 enum Mount {
     static let tmpfsIsAvailable: Bool = {
