@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "unotify", targets: ["unotify"]),
         .executable(name: "unotifyd", targets: ["unotifyd"]),
         .executable(name: "unotify-bench", targets: ["UnotifyBench"]),
+        .executable(name: "unotifyd-bench", targets: ["UnotifydBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -87,10 +88,20 @@ let package = Package(
         // Linux facilities a per-user daemon needs: wall-clock jumps, system zone changes, peer credentials.
         .target(name: "CNotificationPlatform"),
         .target(name: "NotificationPlatform", dependencies: ["CNotificationPlatform"]),
+        // A small typed Swift wrapper around libdbus-1 (CDBus, declared after the settings loop below).
+        .target(name: "DBusKit", dependencies: ["CDBus"]),
+        // Desktop delivery through the freedesktop notification server (org.freedesktop.Notifications).
+        .target(
+            name: "NotificationDesktop",
+            dependencies: [
+                "NotificationEngine", "NotificationDelivery", "DBusKit", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "UnotifyBench",
             dependencies: ["OpenUserNotifications", "NotificationStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .executableTarget(name: "UnotifydBench", dependencies: ["NotificationDaemon", "NotificationClient", "NotificationStoreSQLite", "NotificationEngine"]),
 
         .testTarget(
             name: "NotificationEngineTests",
@@ -104,6 +115,7 @@ let package = Package(
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
+        .testTarget(name: "NotificationDesktopTests", dependencies: ["NotificationDesktop", "DBusKit"]),
     ]
 )
 
@@ -113,3 +125,8 @@ for target in package.targets {
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     target.swiftSettings = settings
 }
+
+// libdbus-1 for DBusKit: a system library takes no Swift settings, so it joins after the loop above.
+package.targets.append(
+    .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])])
+)

@@ -85,6 +85,12 @@ public struct DaemonOptions: ParsableArguments {
 extension NotificationDaemon {
     /// Runs until SIGINT or SIGTERM, then stops cleanly.
     public func runUntilSignalled() async throws {
+        // A parent may have started us with these signals blocked (inherited masks): unblock them.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGINT)
+        sigaddset(&unblocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         let task = Task { try await self.run() }
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)

@@ -102,7 +102,10 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// Deletes plans that no request follows any more.
     private static func pruneFloatingPlans(_ db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM floatingPlan WHERE NOT EXISTS (SELECT 1 FROM pending WHERE calendarKey = floatingPlan.key)")
+            sql: """
+                DELETE FROM floatingPlan WHERE NOT EXISTS (
+                    SELECT 1 FROM pending WHERE calendarKey = floatingPlan.key AND calendarKey IS NOT NULL)
+                """)
     }
 
     public func pendingRequests(appID: String) throws -> [PendingRequest] {
@@ -142,7 +145,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                 db,
                 sql: """
                     SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
-                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.claimUntil IS NULL
+                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL AND p.claimUntil IS NULL
                         AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
                     """,
                 arguments: arguments)
@@ -165,8 +168,9 @@ public final class SQLiteNotificationStore: NotificationStore {
             records += try PendingRecord.fetchAll(
                 db,
                 sql: """
-                    SELECT \(Self.pendingColumns) FROM floatingPlan f JOIN pending p ON p.calendarKey = f.key
-                    WHERE f.nextFire <= ? AND p.claimUntil IS NULL AND p.addedAt < f.nextFire
+                    SELECT \(Self.pendingColumns) FROM floatingPlan f CROSS JOIN pending p
+                    WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL
+                    AND f.nextFire <= ? AND p.claimUntil IS NULL AND p.addedAt < f.nextFire
                     AND (p.firedFor IS NULL OR p.firedFor < f.nextFire)\(scope) ORDER BY f.nextFire LIMIT ?
                     """,
                 arguments: [now] + app + [max(0, limit - records.count)])
@@ -262,7 +266,8 @@ public final class SQLiteNotificationStore: NotificationStore {
                 sql: """
                     SELECT key, app, trigger, nextFire FROM floatingPlan f WHERE f.nextFire <= ?\(appID == nil ? "" : " AND f.app = ?")
                     AND NOT EXISTS (
-                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.addedAt < f.nextFire
+                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL
+                        AND p.addedAt < f.nextFire
                         AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
                     """,
                 arguments: [date.timeIntervalSince1970] + (appID.map { [$0] } ?? [])

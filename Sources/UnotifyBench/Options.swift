@@ -21,7 +21,7 @@ struct BenchOptions: Sendable {
     /// fills through its own batched path instead.
     var perRowBudget: Double = 300
     /// How many times each restart is measured (the median is reported).
-    var restartRepeats = 3
+    var restartRepeats = 5
     /// Seed of the request generator.
     var seed: UInt64 = 42
 
@@ -31,7 +31,8 @@ struct BenchOptions: Sendable {
                              [--restart-repeats N] [--seed N]
 
           --quick              small sizes, 10 s idle periods: finishes in about a minute
-                               (pending 10k, large 50k, 100 dues over 5 s, marginal 1k, per-row budget 10 s)
+                               (pending 5k, large 50k, 100 dues over 4 s, marginal 1k, per-row budget 3 s,
+                               3 restarts)
           --pending N          pending requests for figures 1-3 (default 100000; 100k, 1M suffixes accepted)
           --large N            large size for the add/restart figures (default 1000000; 0 skips it)
           --idle-seconds S     idle period for figure 3 (default 60)
@@ -41,12 +42,14 @@ struct BenchOptions: Sendable {
           --marginal N         requests added on top of a filled store (default 10000)
           --per-row-budget S   longest projected one-transaction-per-row fill of the large size before the
                                bench switches to its own batched raw-schema path (default 300)
-          --restart-repeats N  restarts measured per case; the median is reported (default 3)
+          --restart-repeats N  restarts measured per case; the median is reported (default 5)
         Flags given after --quick override its values.
         """
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String
+        /// `--help` was asked for: print the usage to standard output and succeed.
+        var isHelp = false
     }
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -63,14 +66,15 @@ struct BenchOptions: Sendable {
         }
         if words.contains("--quick") || words.contains("-q") {
             options.quick = true
-            options.pending = 10_000
+            options.pending = 5_000
             options.large = 50_000
             options.idleSeconds = 10
             options.deliveryCount = 100
-            options.deliverySpan = 5
-            options.deliveryLead = 2
+            options.deliverySpan = 4
+            options.deliveryLead = 1.5
             options.marginal = 1_000
-            options.perRowBudget = 10
+            options.perRowBudget = 3
+            options.restartRepeats = 3
         }
         var index = 0
         func value(_ flag: String) throws -> String {
@@ -106,7 +110,7 @@ struct BenchOptions: Sendable {
             case "--per-row-budget": options.perRowBudget = try seconds(word)
             case "--restart-repeats": options.restartRepeats = max(1, try count(word))
             case "--seed": options.seed = UInt64(try count(word))
-            case "--help", "-h": throw UsageError(description: usage)
+            case "--help", "-h": throw UsageError(description: usage, isHelp: true)
             default: throw UsageError(description: "unknown argument '\(word)'\n\n\(usage)")
             }
             index += 1

@@ -73,10 +73,13 @@ struct RawPendingRow: Sendable {
 struct RawRowGenerator {
     private var generator: SplitMix64
     private var nextIndex = 0
+    private let prefix: String
     private let encoder: JSONEncoder
 
-    init(seed: UInt64) {
+    /// The same `seed` and `prefix` as an engine fill give the same requests in the same order.
+    init(seed: UInt64, prefix: String) {
         generator = SplitMix64(seed: seed)
+        self.prefix = prefix
         encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .secondsSince1970
@@ -88,7 +91,7 @@ struct RawRowGenerator {
         let now = Date().timeIntervalSince1970
         for _ in 0..<count {
             let interval = Workload.farInterval(using: &generator)
-            let identifier = Workload.identifier(nextIndex)
+            let identifier = Workload.identifier(nextIndex, prefix: prefix)
             let spec = Workload.spec(identifier: identifier, index: nextIndex, interval: interval)
             rows.append(
                 RawPendingRow(identifier: identifier, spec: try encoder.encode(spec), addedAt: now, nextFire: now + interval))
@@ -182,8 +185,10 @@ enum RawStore {
     }
 
     static func sqliteVersion() -> String {
-        (try? DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") }) ?? "?"
-            ?? "?"
+        guard let queue = try? DatabaseQueue(),
+            let version = try? queue.read({ db in try String.fetchOne(db, sql: "SELECT sqlite_version()") })
+        else { return "?" }
+        return version
     }
 }
 

@@ -36,16 +36,16 @@ final class DaemonProcess: Sendable {
         }
     }
 
-    func kill9() {
-        current.withLock { $0 }?.kill9()
+    func kill9() async {
+        await current.withLock { $0 }?.kill9()
     }
 
     var isRunning: Bool { current.withLock { $0 }?.process.isRunning ?? false }
     var output: String { current.withLock { $0 }?.stdout ?? "" }
 
-    func stop() {
-        current.withLock { $0 }?.process.terminate()
-        current.withLock { $0 }?.process.waitUntilExit()
+    /// Stops the daemon with SIGKILL: a child of a test process may inherit a signal mask that blocks SIGTERM.
+    func stop() async {
+        await current.withLock { $0 }?.kill9()
         try? FileManager.default.removeItem(at: folder)
     }
 }
@@ -95,7 +95,12 @@ final class RawSocket {
     }
 
     /// Reads until the daemon closes the connection (bounded); returns what it said.
-    func readUntilClosed(timeout: Double = 10) -> (text: String, closed: Bool) {
+    func readUntilClosed(timeout: Double = 10) async -> (text: String, closed: Bool) {
+        let descriptor = descriptor
+        return await offPool { Self.readAll(descriptor, timeout: timeout) }
+    }
+
+    private static func readAll(_ descriptor: Int32, timeout: Double) -> (text: String, closed: Bool) {
         var timeoutValue = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
         var data = [UInt8]()
@@ -116,7 +121,7 @@ struct DaemonReliabilityTests {
     @Test("kill -9 during 10,000 adds from 8 clients loses no acknowledged add; due ones are delivered, repeated at most once per crash")
     func killDuringBurst() async throws {
         let daemon = DaemonProcess(arguments: ["--pending-cap", "off"])
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start()
         let app = "com.example.burst"
         let acknowledged = Acknowledged()
@@ -146,7 +151,7 @@ struct DaemonReliabilityTests {
         }
         for _ in 0..<crashes {
             try await Task.sleep(for: .milliseconds(Int.random(in: 200...700)))
-            daemon.kill9()
+            await daemon.kill9()
             try await daemon.start()
         }
         await clients.value
@@ -171,34 +176,34 @@ struct DaemonReliabilityTests {
     @Test("corrupt, truncated, oversized and wrong-version messages close that connection only")
     func badMessages() async throws {
         let daemon = DaemonProcess()
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start()
         let good = DaemonBackend(socketPath: daemon.socket)
         try await good.add(RequestSpec(identifier: "before", content: payload("before"), trigger: .timeInterval(3_600, repeats: false)), appID: "com.example.good")
 
         let corrupt = try RawSocket(path: daemon.socket)
         corrupt.send(Self.hello + "{ this is not json\n")
-        let corruptResult = corrupt.readUntilClosed()
+        let corruptResult = await corrupt.readUntilClosed()
         #expect(corruptResult.closed && corruptResult.text.contains("malformed"))
 
         let oversized = try RawSocket(path: daemon.socket)
         oversized.send(Self.hello)
         oversized.send(bytes: 2 << 20, of: UInt8(ascii: "x"))
-        #expect(oversized.readUntilClosed().closed)
+        #expect(await oversized.readUntilClosed().closed)
 
         let truncated = try RawSocket(path: daemon.socket)
         truncated.send(#"{"hello":{"_0":{"protocolVersion":1,"app"#)
         shutdown(truncated.descriptor, Int32(SHUT_WR))
-        #expect(truncated.readUntilClosed().closed)
+        #expect(await truncated.readUntilClosed().closed)
 
         let mismatch = try RawSocket(path: daemon.socket)
         mismatch.send(#"{"hello":{"_0":{"protocolVersion":999,"appID":"x","processID":1}}}"# + "\n")
-        let mismatchResult = mismatch.readUntilClosed()
+        let mismatchResult = await mismatch.readUntilClosed()
         #expect(mismatchResult.closed && mismatchResult.text.contains("protocolMismatch"))
 
         let noHello = try RawSocket(path: daemon.socket)
         noHello.send(#"{"request":{"id":1,"_1":"pendingRequests"}}"# + "\n")
-        #expect(noHello.readUntilClosed().closed)
+        #expect(await noHello.readUntilClosed().closed)
 
         // The daemon and the other client went on.
         #expect(daemon.isRunning)
@@ -209,7 +214,7 @@ struct DaemonReliabilityTests {
     @Test("a client that stops reading is disconnected at its queue limit and stalls no one")
     func slowClient() async throws {
         let daemon = DaemonProcess(arguments: ["--max-queued-messages", "16"])
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start()
         let other = DaemonBackend(socketPath: daemon.socket)
         for index in 0..<20 {
@@ -232,14 +237,14 @@ struct DaemonReliabilityTests {
             clients = try await other.status(appID: "com.example.raw").connectedClients
         } while clients > 1 && Date() < deadline
         #expect(clients == 1)
-        #expect(stalled.readUntilClosed(timeout: 10).closed)
+        #expect(await stalled.readUntilClosed(timeout: 10).closed)
         #expect(daemon.isRunning)
     }
 
     @Test("peers of another user are refused", .enabled(if: getuid() == 0, "needs root to act as another user"))
     func otherUserRefused() async throws {
         let daemon = DaemonProcess()
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start()
         // Open the socket and its folder to everyone, so only the SO_PEERCRED check stands in the way.
         chmod(daemon.folder.path, 0o755)
@@ -263,7 +268,7 @@ struct DaemonReliabilityTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        process.waitUntilExit()
+        await offPool { process.waitUntilExit() }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "a foreign user got: \(text)")
         #expect(process.terminationStatus == 0)
@@ -272,7 +277,7 @@ struct DaemonReliabilityTests {
     @Test("the socket is created with mode 0600 in a folder of mode 0700")
     func socketMode() async throws {
         let daemon = DaemonProcess()
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start()
         let socketMode = try FileManager.default.attributesOfItem(atPath: daemon.socket)[.posixPermissions] as? Int
         let folderMode = try FileManager.default.attributesOfItem(
@@ -293,7 +298,7 @@ struct DaemonReliabilityTests {
             try? FileManager.default.removeItem(at: disk)
         }
         let daemon = DaemonProcess(storeFolder: disk, arguments: ["--pending-cap", "off"])
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start()
         let client = DaemonBackend(socketPath: daemon.socket)
         let app = "com.example.disk"
@@ -340,7 +345,7 @@ struct DaemonTimeTests {
         let daemon = DaemonProcess(arguments: [
             "--localtime-path", localtime.path, "--timezone-path", etc.appendingPathComponent("timezone").path,
         ])
-        defer { daemon.stop() }
+        defer { Task { await daemon.stop() } }
         try await daemon.start(environment: ["TZ": ""])
         let client = DaemonBackend(socketPath: daemon.socket)
         let app = "com.example.zones"
@@ -378,39 +383,6 @@ struct DaemonTimeTests {
         #expect(after["floating"] == expected)
         #expect(after["fixed"] == before["fixed"])
         #expect(after["interval"] == before["interval"])
-    }
-}
-
-@Suite("unotifyd under systemd")
-struct SocketActivationTests {
-    @Test(
-        "socket activation: the daemon serves on the socket systemd passed it",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
-    func socketActivation() async throws {
-        let folder = URL(fileURLWithPath: "/tmp/unotifyd-activation-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let socket = folder.appendingPathComponent("d.sock").path
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        activator.arguments = ["-l", socket, try builtExecutable("unotifyd").path, "--log-level", "warning"]
-        activator.environment = ProcessInfo.processInfo.environment.merging(
-            ["OPENUN_STORE": folder.appendingPathComponent("store.sqlite").path, "OPENUN_SOCKET": folder.appendingPathComponent("unused.sock").path]) { $1 }
-        activator.standardError = FileHandle.nullDevice
-        try activator.run()
-        defer {
-            activator.terminate()
-            activator.waitUntilExit()
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let client = DaemonBackend(socketPath: socket)
-        try await client.add(RequestSpec(identifier: "activated", content: payload("a"), trigger: .timeInterval(3_600, repeats: false)), appID: "com.example.activation")
-        #expect(try await client.pendingRequests(appID: "com.example.activation").map(\.identifier) == ["activated"])
-        // It used the passed socket, not one of its own.
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("unused.sock").path))
-        let status = try await client.status(appID: "com.example.activation")
-        #expect(status.protocolVersion == 1)
     }
 }
 

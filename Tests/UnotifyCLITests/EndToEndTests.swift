@@ -12,6 +12,14 @@ func builtExecutable(_ name: String) throws -> URL {
     return debug
 }
 
+/// Runs a blocking call on a thread of its own, so that it never holds one of the few threads Swift concurrency
+/// has (two on a two-core machine): a test blocked in `waitUntilExit` there can starve the very tasks it waits for.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// A running `unotify` process whose output is collected as it arrives.
 final class RunningCommand: Sendable {
     let process: Process
@@ -51,16 +59,24 @@ final class RunningCommand: Sendable {
         return condition(stdout, stderr)
     }
 
-    func kill9() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// Ends the process with SIGKILL and waits for it. Tests use it rather than SIGTERM, which a child of a test
+    /// process may have blocked.
+    func kill9() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await waitForExit()
+    }
+
+    /// Waits for the process to end, off the concurrency pool.
+    func waitForExit() async {
+        let process = process
+        await offPool { process.waitUntilExit() }
     }
 }
 
 /// Runs `unotify` to completion and returns its standard output.
 func runToEnd(_ arguments: [String], environment: [String: String]) async throws -> String {
     let command = try RunningCommand(arguments, environment: environment)
-    command.process.waitUntilExit()
+    await command.waitForExit()
     _ = await command.wait(upTo: 1) { _, _ in false }
     #expect(command.process.terminationStatus == 0, "\(arguments): \(command.stderr)")
     return command.stdout
@@ -76,7 +92,7 @@ struct EndToEndTests {
         let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
         _ = try await runToEnd(["add", "--in", "2s", "--title", "Hi", "--id", "hi"], environment: environment)
         let watch = try RunningCommand(["watch", "--for", "8"], environment: environment)
-        defer { watch.process.terminate() }
+        defer { Task { await watch.kill9() } }
         #expect(await watch.wait(upTo: 8) { out, _ in out.contains("│ Hi") })
         let history = try await runToEnd(["history", "--json"], environment: environment)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [[String: Any]])
@@ -94,10 +110,10 @@ struct EndToEndTests {
         // Added while the first engine runs: it notices through the store, without polling.
         _ = try await runToEnd(["add", "--in", "3s", "--title", "Persisted", "--id", "p"], environment: environment)
         _ = try await runToEnd(["add", "--in", "60s", "--repeats", "--title", "Nag", "--id", "nag"], environment: environment)
-        first.kill9()
+        await first.kill9()
         #expect(!first.stdout.contains("Persisted"))
         let second = try RunningCommand(["watch", "--for", "10"], environment: environment)
-        defer { second.process.terminate() }
+        defer { Task { await second.kill9() } }
         #expect(await second.wait(upTo: 10) { out, _ in out.contains("│ Persisted") })
         let pending = try await runToEnd(["list"], environment: environment)
         #expect(pending.contains("nag") && !pending.contains(" p "))
@@ -109,7 +125,7 @@ struct EndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
         let watch = try RunningCommand(["watch", "--for", "10"], environment: environment)
-        defer { watch.process.terminate() }
+        defer { Task { await watch.kill9() } }
         #expect(await watch.wait(upTo: 10) { _, err in err.contains("watching") })
         _ = try await runToEnd(["add", "--title", "Right away"], environment: environment)
         #expect(await watch.wait(upTo: 5) { out, _ in out.contains("│ Right away") })
@@ -120,7 +136,7 @@ struct EndToEndTests {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
         let command = try RunningCommand(["add", "--in", "0"], environment: ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"])
-        command.process.waitUntilExit()
+        await command.waitForExit()
         _ = await command.wait(upTo: 1) { _, err in !err.isEmpty }
         #expect(command.process.terminationStatus != 0)
         #expect(command.stderr.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "\(command.stderr)")

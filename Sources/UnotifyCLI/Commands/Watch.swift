@@ -39,8 +39,13 @@ struct Watch: AsyncParsableCommand {
         }
     }
 
-    /// Suspends until SIGINT or SIGTERM.
+    /// Suspends until SIGINT or SIGTERM (unblocked first, in case the parent started us with them blocked).
     static func waitForInterrupt() async {
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGINT)
+        sigaddset(&unblocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = OnceFlag()
             var sources: [any DispatchSourceSignal] = []

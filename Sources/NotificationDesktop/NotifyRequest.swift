@@ -1,0 +1,126 @@
+import DBusKit
+import NotificationDelivery
+import NotificationEngine
+import NotificationModel
+
+/// The arguments of one `org.freedesktop.Notifications.Notify` call for a delivered notification, and what had to
+/// be left out for the server at hand.
+///
+/// A pure function of the notification, its options, its category and the server's capabilities, so the mapping
+/// is tested without a server.
+///
+/// ```swift
+/// let request = NotifyRequest(notification, options: [.banner, .sound], category: category, server: info)
+/// connection.call(DBusMethodCall(..., member: "Notify", arguments: request.arguments(replacing: 0)))
+/// ```
+public struct NotifyRequest: Sendable, Hashable {
+    /// The freedesktop action key of the default action (a click on the notification itself).
+    public static let defaultActionKey = "default"
+    /// The sound the server plays (if it plays sounds) for content with the default sound.
+    public static let defaultSoundName = "message-new-instant"
+    /// Hint keys of our own: the notification's thread and category identifiers, for server rules and scripts.
+    public static let threadHint = "x-openusernotifications-thread"
+    public static let categoryHint = "x-openusernotifications-category"
+
+    /// `app_name`: the app's identifier.
+    public var appName: String
+    /// `summary`: title and subtitle.
+    public var summary: String
+    /// `body`: the body after Apple's `%%` rule, escaped when the server reads markup.
+    public var body: String
+    /// `actions`: key and title pairs, flattened; empty when the server shows no actions.
+    public var actions: [String]
+    /// `hints`.
+    public var hints: [String: DBusValue]
+    /// What the server could not show, for the log.
+    public var leftOut: [String]
+
+    /// The `Notify` arguments: app name, `replaces_id`, icon (none), summary, body, actions, hints, and the
+    /// server's default expiry.
+    public func arguments(replacing replacedID: UInt32) -> [DBusValue] {
+        [
+            .string(appName), .uint32(replacedID), .string(""), .string(summary), .string(body), .strings(actions),
+            .variantDictionary(hints), .int32(-1),
+        ]
+    }
+
+    /// Maps a notification for `server`.
+    ///
+    /// - Parameters:
+    ///   - notification: The delivered notification.
+    ///   - options: How to present it (sound is hinted only when present).
+    ///   - category: Its category, whose actions become buttons in order, after the default action.
+    ///   - server: What the server can do.
+    public init(
+        _ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?,
+        server: NotificationServerInfo
+    ) {
+        let content = notification.request.content
+        appName = notification.appID
+        summary = [content.title, content.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
+        var leftOut: [String] = []
+        var body = TerminalPresenter.displayBody(content.body)
+        if !server.supportsBody, !body.isEmpty {
+            leftOut.append("the body (no 'body' capability)")
+            body = ""
+        } else if server.supportsBodyMarkup {
+            body = Self.escapingMarkup(body)
+        }
+        self.body = body
+        var actions: [String] = []
+        let categoryActions = category?.actions ?? []
+        if server.supportsActions {
+            actions = [Self.defaultActionKey, "Open"]
+            for action in categoryActions where action.identifier != Self.defaultActionKey {
+                actions += [action.identifier, action.title]
+                if action.textInput != nil { leftOut.append("the text field of action '\(action.identifier)'") }
+            }
+        } else {
+            leftOut.append("the default action (no 'actions' capability)")
+            if !categoryActions.isEmpty {
+                leftOut.append("actions " + categoryActions.map { "'\($0.identifier)'" }.joined(separator: ", "))
+            }
+        }
+        self.actions = actions
+        var hints: [String: DBusValue] = [
+            "urgency": .byte(Self.urgency(forInterruptionLevel: content.interruptionLevel))
+        ]
+        if !content.threadIdentifier.isEmpty { hints[Self.threadHint] = .string(content.threadIdentifier) }
+        if !content.categoryIdentifier.isEmpty { hints[Self.categoryHint] = .string(content.categoryIdentifier) }
+        if options.contains(.sound), let sound = content.sound {
+            if sound.name == nil {
+                hints["sound-name"] = .string(Self.defaultSoundName)
+            } else {
+                leftOut.append("the sound file '\(sound.name ?? "")'")
+            }
+        }
+        if !content.attachments.isEmpty { leftOut.append("\(content.attachments.count) attachment(s)") }
+        self.hints = hints
+        self.leftOut = leftOut
+    }
+
+    /// The freedesktop urgency for `UNNotificationInterruptionLevel`'s raw value: passive is low (0), active is
+    /// normal (1), time-sensitive and critical are critical (2).
+    public static func urgency(forInterruptionLevel level: UInt) -> UInt8 {
+        switch level {
+        case 0: 0
+        case 1: 1
+        default: 2
+        }
+    }
+
+    /// `text` with `&`, `<` and `>` replaced by entities, for servers that read the body as markup.
+    public static func escapingMarkup(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The command line: `--quick` for small sizes (under a minute), full sizes by default.
+struct Options: Sendable {
+    var quick = false
+    /// Which figures to measure (1…5).
+    var only: Set<Int> = [1, 2, 3, 4, 5]
+    /// The `unotifyd` binary to spawn; by default the one next to this executable.
+    var unotifydPath: String?
+    /// Stage store fills on tmpfs (`/dev/shm`) when there is one.
+    var tmpfsStaging = true
+
+    /// 1: sequential adds per series (embedded, in-process daemon, spawned daemon), interleaved in blocks.
+    var adds = 10_000
+    var addBlocks = 5
+    /// 2: seconds per sustained-rate run, and how many single/eight rounds alternate.
+    var rateSeconds = 8.0
+    var rateRounds = 2
+    var clients = 8
+    /// 3: pending requests of the idle daemon, and the measured window.
+    var idleRows = 100_000
+    var idleWindow = 60.0
+    /// 4: pending requests for the memory figure, and the sequential adds probing the daemon afterwards (at most
+    /// 20 s of them).
+    var memoryRows = 1_000_000
+    var probeAdds = 300
+    /// 5: floating calendar requests re-planned, and how many distinct hour/minute components they share.
+    var replanRows = 1_000_000
+    var combinations = 300
+    /// 5b: the apps of the variant where every app has every components (one plan per app and components); 0 skips it.
+    var spreadApps = 100
+
+    /// 5b's requests: every app × every components at least once, and a fifth of figure 5's.
+    var spreadRows: Int { max(spreadApps * combinations, replanRows / 5) }
+
+    static let usage = """
+        usage: unotifyd-bench [--quick] [--only 1,2,3,4,5] [--unotifyd PATH] [--no-tmpfs-staging]
+                              [--adds N] [--rate-seconds S] [--idle-rows N] [--idle-window S]
+                              [--memory-rows N] [--replan-rows N] [--combinations N] [--spread-apps N]
+
+          1  add round trip p50/p99 through the daemon vs embedded NotificationScheduler.add
+          2  sustained adds/s with 8 concurrent clients (8 apps) vs one client
+          3  idle wake-ups/min of a spawned unotifyd with pending requests vs `sleep`
+          4  VmRSS of a spawned unotifyd with many pending requests vs an empty store
+          5  re-planning after a zone change of floating calendar triggers vs Calendar.nextDate
+             (5b: the same with every app holding every components: apps × components plans; --spread-apps 0 skips it)
+
+        Build: swift build -c release --scratch-path .build-dbench --product unotifyd-bench
+               swift build -c release --scratch-path .build-dbench --product unotifyd
+        """
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        if arguments.contains("--quick") { options.applyQuickSizes() }
+        var index = 0
+        func value() throws -> String {
+            index += 1
+            guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a value\n\(usage)") }
+            return arguments[index]
+        }
+        func integer() throws -> Int {
+            let text = try value()
+            guard let number = Int(text.replacingOccurrences(of: "_", with: "")), number > 0 else {
+                throw BenchError("\(arguments[index - 1]) takes a positive integer (got \(text))")
+            }
+            return number
+        }
+        func seconds() throws -> Double {
+            let text = try value()
+            guard let number = Double(text), number > 0 else {
+                throw BenchError("\(arguments[index - 1]) takes a positive number of seconds (got \(text))")
+            }
+            return number
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--quick": break
+            case "--only":
+                let figures = try value().split(separator: ",").compactMap { Int($0) }
+                guard !figures.isEmpty, figures.allSatisfy((1...5).contains) else {
+                    throw BenchError("--only takes figure numbers 1…5, comma-separated")
+                }
+                options.only = Set(figures)
+            case "--unotifyd": options.unotifydPath = try value()
+            case "--no-tmpfs-staging": options.tmpfsStaging = false
+            case "--adds": options.adds = try integer()
+            case "--rate-seconds": options.rateSeconds = try seconds()
+            case "--idle-rows": options.idleRows = try integer()
+            case "--idle-window": options.idleWindow = try seconds()
+            case "--memory-rows": options.memoryRows = try integer()
+            case "--replan-rows": options.replanRows = try integer()
+            case "--combinations": options.combinations = try integer()
+            case "--spread-apps":
+                let text = try value()
+                guard let number = Int(text), number >= 0 else {
+                    throw BenchError("--spread-apps takes a count (0 skips 5b)")
+                }
+                options.spreadApps = number
+            case "--help", "-h":
+                say(usage)
+                exit(0)
+            default: throw BenchError("unknown argument \(arguments[index])\n\(usage)")
+            }
+            index += 1
+        }
+        return options
+    }
+
+    private mutating func applyQuickSizes() {
+        quick = true
+        adds = 2_000
+        addBlocks = 2
+        rateSeconds = 1
+        rateRounds = 1
+        idleRows = 5_000
+        idleWindow = 6
+        memoryRows = 10_000
+        probeAdds = 100
+        replanRows = 10_000
+        spreadApps = 10
+    }
+
+    /// The `unotifyd` to spawn: `--unotifyd`, or the one built next to this executable.
+    func unotifydBinary() throws -> String {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let path =
+            unotifydPath
+            ?? URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("unotifyd").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw BenchError(
+                "no unotifyd at \(path): build it with `swift build -c release --scratch-path .build-dbench --product unotifyd` "
+                    + "or pass --unotifyd PATH")
+        }
+        return path
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// MARK: - Time
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
+}
+
+/// Seconds spent in `body`.
+func timed<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+    let start = ContinuousClock.now
+    let value = try body()
+    return (value, start.duration(to: .now).seconds)
+}
+
+func timedAsync<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
+    let start = ContinuousClock.now
+    let value = try await body()
+    return (value, start.duration(to: .now).seconds)
+}
+
+// MARK: - Statistics and formatting
+
+/// Nearest-rank percentiles of a sample.
+struct Percentiles: Sendable {
+    let sorted: [Double]
+
+    init(_ values: [Double]) { sorted = values.sorted() }
+
+    var count: Int { sorted.count }
+
+    func value(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
+    }
+
+    var p50: Double { value(50) }
+    var p99: Double { value(99) }
+    var max: Double { sorted.last ?? .nan }
+    var mean: Double { sorted.isEmpty ? .nan : sorted.reduce(0, +) / Double(sorted.count) }
+}
+
+enum Format {
+    /// Seconds as `12.3 µs`, `4.56 ms` or `7.89 s`.
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "n/a" }
+        let magnitude = abs(seconds)
+        if magnitude < 1e-3 { return String(format: "%.1f µs", seconds * 1e6) }
+        if magnitude < 1 { return String(format: "%.2f ms", seconds * 1e3) }
+        return String(format: "%.2f s", seconds)
+    }
+
+    static func count(_ value: Int) -> String {
+        let digits = String(abs(value))
+        var grouped = ""
+        for (offset, character) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { grouped.append(",") }
+            grouped.append(character)
+        }
+        return (value < 0 ? "-" : "") + grouped
+    }
+
+    static func number(_ value: Double, decimals: Int = 0) -> String {
+        guard value.isFinite else { return "n/a" }
+        if decimals == 0 { return count(Int(value.rounded())) }
+        return String(format: "%.\(decimals)f", value)
+    }
+
+    /// A count with a `k`/`M` suffix: `100k`, `1M`.
+    static func size(_ value: Int) -> String {
+        if value >= 1_000_000, value % 1_000_000 == 0 { return "\(value / 1_000_000)M" }
+        if value >= 1_000, value % 1_000 == 0 { return "\(value / 1_000)k" }
+        return count(value)
+    }
+
+    static func mebibytes(kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
+
+    static func mebibytes(bytes: Int64) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+    /// `measured / baseline` as `×12.3`.
+    static func ratio(_ measured: Double, _ baseline: Double) -> String {
+        guard measured.isFinite, baseline.isFinite, baseline > 0 else { return "n/a (baseline 0)" }
+        let value = measured / baseline
+        if value < 0.01 { return "×" + String(format: "%.2g", value) + " (1/\(count(Int((1 / value).rounded()))))" }
+        return value >= 100
+            ? String(format: "×%.0f", value)
+            : value >= 10 ? String(format: "×%.1f", value) : String(format: "×%.2f", value)
+    }
+}
+
+/// The figures table: one row per figure, Markdown-shaped so it can go into `docs/benchmarks.md` as is.
+struct Table {
+    var headers: [String]
+    var rows: [[String]] = []
+
+    init(_ headers: [String]) { self.headers = headers }
+
+    mutating func add(_ row: [String]) { rows.append(row) }
+
+    func render() -> String {
+        var widths = headers.map(\.count)
+        for row in rows {
+            for (column, cell) in row.enumerated() where column < widths.count {
+                widths[column] = max(widths[column], cell.count)
+            }
+        }
+        func line(_ cells: [String]) -> String {
+            "| "
+                + cells.enumerated().map { column, cell in
+                    cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                }
+                .joined(separator: " | ") + " |"
+        }
+        var lines = [
+            line(headers), "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|",
+        ]
+        lines += rows.map(line)
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A figure of the final table: what was measured, against what, and how it was done.
+struct Figure: Sendable {
+    var number: String
+    var measure: String
+    var result: String
+    var baseline: String
+    var ratio: String
+}
+
+/// When the bench started, for the progress lines.
+let benchStart = ContinuousClock.now
+
+/// Progress goes to standard error, stamped with the seconds since the start; figures to standard output.
+func progress(_ message: String) {
+    let stamp = String(format: "%6.1f s", benchStart.duration(to: .now).seconds)
+    FileHandle.standardError.write(Data("· \(stamp)  \(message)\n".utf8))
+}
+
+func say(_ message: String = "") {
+    FileHandle.standardOutput.write(Data("\(message)\n".utf8))
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - Temporary folders
+
+/// A folder made with `mkdtemp` under `parent`, removed by ``remove()``.
+struct TemporaryFolder: Sendable {
+    let path: String
+
+    init(in parent: String = "/tmp", prefix: String = "unotifyd-bench") throws {
+        var template = Array("\(parent)/\(prefix)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw BenchError("cannot create a temporary folder in \(parent): errno \(errno)")
+        }
+        path = String(cString: made)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// The size of an SQLite store with its WAL.
+func storeBytes(_ path: String) -> Int64 {
+    ["", "-wal"].reduce(Int64(0)) { total, suffix in
+        let size =
+            (try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? NSNumber)?.int64Value ?? 0
+        return total + size
+    }
+}
+
+// MARK: - /proc
+
+/// Context switches of a process: voluntary + nonvoluntary summed over `/proc/<pid>/task/*/status`.
+struct SwitchSample: Sendable {
+    struct Thread: Sendable {
+        var name: String
+        var voluntary: Int
+        var nonvoluntary: Int
+        var total: Int { voluntary + nonvoluntary }
+    }
+
+    var threads: [Int: Thread] = [:]
+
+    var voluntary: Int { threads.values.reduce(0) { $0 + $1.voluntary } }
+    var nonvoluntary: Int { threads.values.reduce(0) { $0 + $1.nonvoluntary } }
+    var total: Int { voluntary + nonvoluntary }
+
+    static func take(pid: Int32) -> SwitchSample {
+        var sample = SwitchSample()
+        let tids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for text in tids {
+            guard let tid = Int(text) else { continue }
+            let fields = ProcFS.status("/proc/\(pid)/task/\(tid)/status")
+            guard !fields.isEmpty else { continue }
+            sample.threads[tid] = Thread(
+                name: fields["Name"] ?? "?", voluntary: Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0,
+                nonvoluntary: Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0)
+        }
+        return sample
+    }
+
+    /// The switches since `before`, per thread (threads born in between count from zero), busiest first.
+    func since(_ before: SwitchSample) -> (voluntary: Int, nonvoluntary: Int, busiest: [String]) {
+        var voluntary = 0
+        var nonvoluntary = 0
+        var perThread: [(String, Int, Int)] = []
+        for (tid, thread) in threads {
+            let old = before.threads[tid]
+            let v = thread.voluntary - (old?.voluntary ?? 0)
+            let nv = thread.nonvoluntary - (old?.nonvoluntary ?? 0)
+            voluntary += v
+            nonvoluntary += nv
+            if v + nv > 0 { perThread.append(("\(thread.name)#\(tid)", v, nv)) }
+        }
+        let busiest = perThread.sorted { $0.1 + $0.2 > $1.1 + $1.2 }.prefix(6).map { "\($0.0) \($0.1)v/\($0.2)nv" }
+        return (voluntary, nonvoluntary, busiest)
+    }
+}
+
+enum ProcFS {
+    /// The `Key: value` lines of a `status` file.
+    static func status(_ path: String) -> [String: String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
+    }
+
+    /// A `kB` field of `/proc/<pid>/status` (`VmRSS`, `VmHWM`), in KiB.
+    static func kibibytes(_ field: String, pid: Int32) -> Int? {
+        status("/proc/\(pid)/status")[field].flatMap { Int($0.split(separator: " ").first ?? "") }
+    }
+
+    static func threadCount(pid: Int32) -> Int {
+        Int(status("/proc/\(pid)/status")["Threads"] ?? "") ?? 0
+    }
+
+    /// User + system CPU seconds of a process, from `/proc/<pid>/stat`.
+    static func cpuSeconds(pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return .nan }
+        // Fields after the command name start at field 3 (state); utime and stime are fields 14 and 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Resets this process's peak RSS (`VmHWM`) to the current RSS (Linux ≥ 4.0); best effort.
+    static func resetPeakRSS() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    static var machine: String {
+        let model =
+            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
+            .first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let kernel = ((try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? "?")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), Linux \(kernel)"
+    }
+
+    static var loadAverage: String {
+        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3)
+            .joined(separator: " ")
+    }
+
+    /// The file system type a path lives on (longest matching mount point of `/proc/self/mounts`).
+    static func fileSystem(of path: String) -> String {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "?" }
+        var best: (point: String, type: String)?
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            let point = String(fields[1])
+            if point == "/" || path == point || path.hasPrefix(point + "/"), point.count > (best?.point.count ?? -1) {
+                best = (point, "\(fields[2]) on \(point)")
+            }
+        }
+        return best?.type ?? "?"
+    }
+}
+
+// MARK: - The presenter that does nothing
+
+struct NullPresenter: NotificationPresenter {
+    var name: String { "null" }
+    func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {}
+    func withdraw(appID: String, identifiers: [String]) async {}
+    func badgeDidChange(appID: String, count: Int) async {}
+}

@@ -1,0 +1,196 @@
+import DBusKit
+import Foundation
+
+#if os(Linux)
+import Glibc
+#else
+#error("NotificationDesktopTests: unsupported operating system")
+#endif
+
+/// A desktop of the test's own: an Xvfb display, a private session bus whose environment names that display, and
+/// dunst, which the bus starts on the first call to `org.freedesktop.Notifications` (D-Bus activation; starting
+/// it by hand as well would race for the name).
+///
+/// ```swift
+/// let desktop = try PrivateDesktop()
+/// defer { desktop.stop() }
+/// let connection = try DBusConnection(address: desktop.busAddress)
+/// print(try desktop.dunstctl("count", "displayed"))
+/// ```
+final class PrivateDesktop {
+    /// Whether the programs the suite needs are installed.
+    static var isAvailable: Bool {
+        ["dunst", "dunstctl", "Xvfb", "dbus-daemon"].allSatisfy { executable(named: $0) != nil }
+    }
+
+    let busAddress: String
+    let display: String
+    let folder: URL
+    private let xvfb: ChildProcess
+    private let bus: ChildProcess
+
+    /// The environment for programs that talk to this desktop.
+    var environment: [String: String] {
+        [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "DISPLAY": display,
+            "DBUS_SESSION_BUS_ADDRESS": busAddress, "HOME": folder.path,
+            "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
+        ]
+    }
+
+    /// Starts Xvfb on a free display (it picks one and reports it through `-displayfd`) and a session bus.
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("desktop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("config"), withIntermediateDirectories: true)
+        guard let xvfbPath = Self.executable(named: "Xvfb"), let busPath = Self.executable(named: "dbus-daemon") else {
+            throw FixtureError("Xvfb or dbus-daemon is missing")
+        }
+        let base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": folder.path]
+        xvfb = try ChildProcess(
+            xvfbPath, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"], environment: base,
+            log: folder.appendingPathComponent("xvfb.log"))
+        guard let number = try? xvfb.firstLine(within: .seconds(15)), Int(number) != nil else {
+            kill(xvfb.pid, SIGKILL)
+            throw FixtureError("Xvfb reported no display (see \(folder.path)/xvfb.log)")
+        }
+        display = ":" + number
+        // The bus passes its environment to what it activates: dunst finds the display through it.
+        var busEnvironment = base
+        busEnvironment["DISPLAY"] = display
+        busEnvironment["XDG_CONFIG_HOME"] = folder.appendingPathComponent("config").path
+        do {
+            bus = try ChildProcess(
+                busPath, ["--session", "--nofork", "--print-address=1"], environment: busEnvironment,
+                log: folder.appendingPathComponent("bus.log"))
+        } catch {
+            kill(xvfb.pid, SIGKILL)
+            throw error
+        }
+        guard let address = try? bus.firstLine(within: .seconds(15)), address.hasPrefix("unix:") else {
+            kill(bus.pid, SIGKILL)
+            kill(xvfb.pid, SIGKILL)
+            throw FixtureError("dbus-daemon reported no address (see \(folder.path)/bus.log)")
+        }
+        busAddress = address
+    }
+
+    /// Ends dunst (found through the bus, by process id), the bus and Xvfb, and removes the folder.
+    func stop() async {
+        if let connection = try? DBusConnection(address: busAddress) {
+            let reply = try? await connection.call(
+                DBusMethodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "GetConnectionUnixProcessID",
+                    arguments: [.string("org.freedesktop.Notifications")]), timeout: .seconds(5))
+            await connection.close()
+            if let pid = reply?.first?.uint32Value, pid > 0 {
+                // Not our child (the bus started it): wait for it to be gone, then make sure.
+                kill(pid_t(pid), SIGTERM)
+                let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+                while kill(pid_t(pid), 0) == 0, ContinuousClock.now < deadline, !Self.isZombie(pid_t(pid)) {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                if kill(pid_t(pid), 0) == 0, !Self.isZombie(pid_t(pid)) { kill(pid_t(pid), SIGKILL) }
+            }
+        }
+        await bus.stop()
+        await xvfb.stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Whether `pid` has exited and waits for its parent to reap it.
+    private static func isZombie(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
+    /// Runs `dunstctl` against this desktop and returns its standard output.
+    @discardableResult
+    func dunstctl(_ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = Self.executable(named: "dunstctl")
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw FixtureError("dunstctl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The number of notifications dunst shows now.
+    func displayedCount() throws -> Int {
+        try Int(dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+
+    /// dunst's history (closed notifications, newest first): summary, body and app name of each.
+    func history() throws -> [HistoryItem] {
+        let json = try JSONSerialization.jsonObject(with: Data(dunstctl("history").utf8))
+        guard let root = json as? [String: Any], let data = root["data"] as? [[[String: Any]]] else {
+            throw FixtureError("unexpected dunstctl history output")
+        }
+        return (data.first ?? []).map { entry in
+            func text(_ key: String) -> String { (entry[key] as? [String: Any])?["data"] as? String ?? "" }
+            return HistoryItem(summary: text("summary"), body: text("body"), appName: text("appname"))
+        }
+    }
+
+    struct HistoryItem: Equatable {
+        var summary: String
+        var body: String
+        var appName: String
+    }
+
+    /// Polls `condition` every 20 ms until it holds, failing after `timeout` (a bound for a broken setup: dunst
+    /// answers in milliseconds).
+    func waitUntil(
+        _ what: String, within timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while try !condition() {
+            guard ContinuousClock.now < deadline else { throw FixtureError("timed out waiting until \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private static func executable(named name: String) -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The first element of `stream`, waiting at most `timeout` (a bound, not a delay: the answer normally comes in
+/// milliseconds).
+func firstElement<Element: Sendable>(
+    of stream: AsyncStream<Element>, within timeout: Duration = .seconds(10)
+) async throws -> Element? {
+    try await withThrowingTaskGroup(of: Element?.self) { group in
+        group.addTask {
+            for await element in stream { return element }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw FixtureError("nothing arrived within \(timeout)")
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
+    }
+}
