@@ -99,9 +99,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "UnotifyBench",
-            dependencies: ["OpenUserNotifications", "NotificationStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "BenchSupport", "OpenUserNotifications", "NotificationStoreSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
-        .executableTarget(name: "UnotifydBench", dependencies: ["NotificationDaemon", "NotificationClient", "NotificationStoreSQLite", "NotificationEngine"]),
+        // Statistics and table formatting shared by the bench executables.
+        .target(name: "BenchSupport"),
+        .executableTarget(name: "UnotifydBench", dependencies: ["BenchSupport", "NotificationDaemon", "NotificationClient", "NotificationStoreSQLite", "NotificationEngine"]),
 
         .testTarget(
             name: "NotificationEngineTests",
