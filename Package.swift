@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "unotifyd", targets: ["unotifyd"]),
         .executable(name: "unotify-bench", targets: ["UnotifyBench"]),
         .executable(name: "unotifyd-bench", targets: ["UnotifydBench"]),
+        .library(name: "OpenUserNotificationsLegacy", targets: ["OpenUserNotificationsLegacy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -97,6 +98,12 @@ let package = Package(
                 "NotificationEngine", "NotificationDelivery", "DBusKit", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Notification sounds: header validation by Apple's rules, lookup, and playback through a desktop player.
+        .target(name: "NotificationSound", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The pre-iOS 10 local-notification API (UILocalNotification, UIApplication's scheduling calls) over ours.
+        .target(name: "OpenUserNotificationsLegacy", dependencies: ["OpenUserNotifications"]),
+        // The seed's re-engagement reminders through the legacy API.
+        .executableTarget(name: "ReEngagement", dependencies: ["OpenUserNotificationsLegacy"], path: "Examples/ReEngagement"),
         .executableTarget(
             name: "UnotifyBench",
             dependencies: [
@@ -121,6 +128,10 @@ let package = Package(
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
         .testTarget(name: "NotificationDesktopTests", dependencies: ["NotificationDesktop", "DBusKit"]),
+        .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
+        .testTarget(
+            name: "LegacyAPITests", dependencies: ["OpenUserNotificationsLegacy", "OpenUserNotificationsTesting"]
+        ),
     ]
 )
 

@@ -1,0 +1,2 @@
+// Placeholder until the legacy API example lands.
+print("ReEngagement: not written yet")
