@@ -26,8 +26,10 @@ let package = Package(
         // Pure scheduling: fire dates, the scheduler, delivery pipeline, store/clock/presenter protocols.
         .target(
             name: "NotificationEngine",
-            dependencies: ["NotificationModel", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["NotificationModel", "NotificationLocalization", .product(name: "Logging", package: "swift-log")]
         ),
+        // Localized strings resolved at delivery time: .strings / .xcstrings tables, the user's languages, formatting.
+        .target(name: "NotificationLocalization", dependencies: ["NotificationModel"]),
         // The GRDB implementation of `NotificationStore`: the only module that imports GRDB.
         .target(
             name: "NotificationStoreSQLite",
@@ -129,6 +131,7 @@ let package = Package(
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
         .testTarget(name: "NotificationDesktopTests", dependencies: ["NotificationDesktop", "DBusKit"]),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
+        .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
         .testTarget(
             name: "LegacyAPITests", dependencies: ["OpenUserNotificationsLegacy", "OpenUserNotificationsTesting"]
         ),

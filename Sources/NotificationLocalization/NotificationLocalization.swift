@@ -1,0 +1,1 @@
+// Placeholder until the localization module lands.
