@@ -1,4 +1,5 @@
 import Foundation
+import NotificationLocalization
 import NotificationModel
 
 /// Settings of the engine that Apple's framework does not have.
@@ -24,6 +25,19 @@ public struct EngineConfiguration: Sendable {
     /// Whose requests this engine delivers: one app's (an app's own process in embedded mode) or every app's
     /// (`nil`: `unotify watch`, later the daemon).
     public var deliveryScope: String?
+
+    /// The person's preferred languages, read at each delivery to resolve the strings of
+    /// `localizedUserNotificationString(forKey:arguments:)`: POSIX locale names or language identifiers, most
+    /// preferred first (`["zh_CN.UTF-8", "en"]`); `C` / `POSIX` or an empty list mean the app's development
+    /// language. The default, ``environmentLanguages``, reads this process's `LC_ALL`, `LC_MESSAGES`, `LANG` and
+    /// `LANGUAGE` at that moment; tests set a fixed list.
+    public var deliveryLanguages: @Sendable () -> [String] = EngineConfiguration.environmentLanguages
+
+    /// The preferred languages of this process's environment at the moment of the call (see
+    /// `UserLanguages.fromEnvironment(_:)`).
+    public static let environmentLanguages: @Sendable () -> [String] = {
+        UserLanguages.fromEnvironment(ProcessInfo.processInfo.environment)
+    }
 
     /// The default cap Apple documents.
     public static let applePendingCap = 64

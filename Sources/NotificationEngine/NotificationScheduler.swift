@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NotificationLocalization
 import NotificationModel
 
 /// The scheduling engine: accepts requests for every app, keeps them in a ``NotificationStore``, and delivers
@@ -338,7 +339,8 @@ public actor NotificationScheduler {
     private func fire(_ request: PendingRequest) async -> Bool {
         let now = clock.now
         let due = request.nextFireDate ?? now
-        let spec = request.spec
+        // What is delivered carries the strings resolved now; the pending request keeps the encoded ones.
+        let spec = localized(request.spec, appID: request.appID)
         let next = TriggerPlanner.nextFireDate(after: due, now: now, for: spec.trigger, calendar: clock.calendar)
         var history = HistoryEntry(
             appID: request.appID, requestIdentifier: spec.identifier, title: spec.content.title, dueDate: due,
@@ -377,6 +379,27 @@ public actor NotificationScheduler {
         complete(request, next: next, delivered: options.isVisible ? notification : nil, history: history, badge: badge)
         if let badge { await presenter.badgeDidChange(appID: request.appID, count: badge) }
         return options.isVisible
+    }
+
+    /// The request with the `localizedUserNotificationString` values of its title, subtitle and body resolved in
+    /// the person's languages of this moment.
+    private func localized(_ spec: RequestSpec, appID: String) -> RequestSpec {
+        let content = spec.content
+        guard [content.title, content.subtitle, content.body].contains(where: LocalizableString.mayContainEncoded) else {
+            return spec
+        }
+        let languages = configuration.deliveryLanguages()
+        let (payload, issues) = LocalizedStringResolver.shared.resolve(content, languages: languages)
+        for issue in issues {
+            let metadata: Logger.Metadata = ["app": "\(appID)", "request": "\(spec.identifier)"]
+            switch issue.kind {
+            case .missingKey: logger.info("\(issue.message)", metadata: metadata)
+            case .unreadableTable, .missingBundle: logger.warning("\(issue.message)", metadata: metadata)
+            }
+        }
+        var spec = spec
+        spec.content = payload
+        return spec
     }
 
     private func complete(

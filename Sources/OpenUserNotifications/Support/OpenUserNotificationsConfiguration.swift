@@ -39,6 +39,15 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     public var mode: Mode
     /// The daemon's socket; `nil` means `OPENUN_SOCKET` or `$XDG_RUNTIME_DIR/openusernotifications/unotifyd.sock`.
     public var socketPath: String?
+    /// The folder holding the app's `<language>.lproj/Localizable.strings` and `Localizable.xcstrings`, read by
+    /// `NSString.localizedUserNotificationString(forKey:arguments:)`; `nil` means `OPENUN_BUNDLE_DIR` or
+    /// `Bundle.main`'s folder.
+    public var bundleDirectory: String?
+    /// The person's preferred languages at the moment of a delivery (POSIX locale names or language identifiers,
+    /// most preferred first), for the strings of `localizedUserNotificationString`; `nil` reads `LC_ALL`,
+    /// `LC_MESSAGES`, `LANG` and `LANGUAGE` of the delivering process at each delivery. In system mode the daemon
+    /// delivers, with its own environment.
+    public var deliveryLanguages: (@Sendable () -> [String])?
 
     /// Where the engine runs.
     public enum Mode: String, Sendable, Hashable {
@@ -54,8 +63,10 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         bundleIdentifier: String? = nil, storePath: String? = nil, pendingCap: Int? = 64,
         authorizationPolicy: AuthorizationPolicy = .grantRequested,
         foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions = [], mode: Mode = .automatic,
-        socketPath: String? = nil
+        socketPath: String? = nil, bundleDirectory: String? = nil, deliveryLanguages: (@Sendable () -> [String])? = nil
     ) {
+        self.bundleDirectory = bundleDirectory
+        self.deliveryLanguages = deliveryLanguages
         self.mode = mode
         self.socketPath = socketPath
         self.bundleIdentifier = bundleIdentifier
@@ -67,7 +78,7 @@ public struct OpenUserNotificationsConfiguration: Sendable {
 
     /// A configuration from the environment: `OPENUN_BUNDLE_ID`, `OPENUN_STORE`, `OPENUN_PENDING_CAP`
     /// (a number or `off`), `OPENUN_AUTHORIZATION` (`grant` or `deny`), `OPENUN_MODE` (`automatic`, `embedded`,
-    /// `daemon`) and `OPENUN_SOCKET`.
+    /// `daemon`), `OPENUN_SOCKET` and `OPENUN_BUNDLE_DIR`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Self {
         var configuration = Self()
         configuration.bundleIdentifier = environment["OPENUN_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
@@ -78,6 +89,7 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         configuration.authorizationPolicy = AuthorizationPolicy.fromEnvironment(environment) ?? .grantRequested
         configuration.mode = environment["OPENUN_MODE"].flatMap(Mode.init(rawValue:)) ?? .automatic
         configuration.socketPath = environment["OPENUN_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.bundleDirectory = environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         return configuration
     }
 
@@ -99,8 +111,16 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         socketPath ?? defaultDaemonSocketPath(environment: ProcessInfo.processInfo.environment, userID: getuid())
     }
 
+    /// The folder `localizedUserNotificationString` reads the app's tables from: ``bundleDirectory``, else
+    /// `Bundle.main`'s folder.
+    public var resolvedBundleDirectory: String {
+        bundleDirectory ?? Bundle.main.bundlePath
+    }
+
     /// The engine settings this configuration implies.
     package var engineConfiguration: EngineConfiguration {
-        EngineConfiguration(pendingCap: pendingCap, authorizationPolicy: authorizationPolicy)
+        var engine = EngineConfiguration(pendingCap: pendingCap, authorizationPolicy: authorizationPolicy)
+        if let deliveryLanguages { engine.deliveryLanguages = deliveryLanguages }
+        return engine
     }
 }

@@ -28,6 +28,22 @@ struct Add: AsyncParsableCommand {
     var interruptionLevel: String = "active"
     @Option(help: "When a fire is missed: deliver, skip, or within:<duration> (e.g. within:15m).")
     var missed: String = "deliver"
+    @Option(name: .customLong("title-key"), help: "A key of the app's Localizable tables for the title, resolved at delivery.")
+    var titleKey: String?
+    @Option(name: .customLong("subtitle-key"), help: "A key for the subtitle, resolved at delivery.")
+    var subtitleKey: String?
+    @Option(name: .customLong("body-key"), help: "A key for the body, resolved at delivery.")
+    var bodyKey: String?
+    @Option(name: .customLong("title-arg"), help: "An argument of the title's format (repeat for more).")
+    var titleArguments: [String] = []
+    @Option(name: .customLong("subtitle-arg"), help: "An argument of the subtitle's format (repeat for more).")
+    var subtitleArguments: [String] = []
+    @Option(name: .customLong("body-arg"), help: "An argument of the body's format (repeat for more).")
+    var bodyArguments: [String] = []
+    @Option(
+        name: .customLong("bundle-dir"),
+        help: "The folder with <lang>.lproj/Localizable.strings or Localizable.xcstrings (default: OPENUN_BUNDLE_DIR, else the current folder).")
+    var bundleDirectory: String?
 
     func run() async throws {
         try await reportingErrors {
@@ -61,9 +77,13 @@ struct Add: AsyncParsableCommand {
 
     private func makeContent() throws -> UNMutableNotificationContent {
         let content = UNMutableNotificationContent()
-        content.title = title
-        content.subtitle = subtitle
-        content.body = body
+        for (key, arguments, name) in [(titleKey, titleArguments, "title"), (subtitleKey, subtitleArguments, "subtitle"),
+            (bodyKey, bodyArguments, "body")] where key == nil && !arguments.isEmpty {
+            throw ValidationError("--\(name)-arg needs --\(name)-key")
+        }
+        content.title = localized(titleKey, titleArguments) ?? title
+        content.subtitle = localized(subtitleKey, subtitleArguments) ?? subtitle
+        content.body = localized(bodyKey, bodyArguments) ?? body
         content.badge = badge.map { NSNumber(value: $0) }
         content.categoryIdentifier = category
         content.threadIdentifier = thread
@@ -93,5 +113,16 @@ struct Add: AsyncParsableCommand {
             }
         }
         return content
+    }
+
+    /// The value `NSString.localizedUserNotificationString(forKey:arguments:)` gives for a key of the bundle
+    /// folder: resolved by the engine that delivers it, in the languages of that moment.
+    private func localized(_ key: String?, _ arguments: [String]) -> String? {
+        guard let key else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        let folder = bundleDirectory ?? environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.currentDirectoryPath
+        let absolute = URL(fileURLWithPath: folder, isDirectory: true).standardizedFileURL.path
+        return LocalizableString(key: key, arguments: arguments.map { .string($0) }, bundleDirectory: absolute).encoded
     }
 }
