@@ -46,14 +46,31 @@ public actor NotificationDaemon {
 
     /// Opens the store at the configured path and builds the engine.
     ///
-    /// - Throws: When the store cannot be opened.
+    /// An existing store that cannot be opened for writing (a read-only file system) is opened read-only: the
+    /// daemon then answers reads, answers every change with `storeFailure`, and delivers nothing until it is
+    /// restarted on a writable store, so nothing already stored can be damaged.
+    ///
+    /// - Throws: When the store can be opened neither way.
     public init(
         configuration: DaemonConfiguration, clock: any NotificationClock, presenter: any NotificationPresenter,
         logger: Logger = Logger(label: "unotifyd")
     ) throws {
         self.init(
-            configuration: configuration, store: try SQLiteNotificationStore(path: configuration.storePath), clock: clock,
-            presenter: presenter, logger: logger)
+            configuration: configuration, store: try Self.openStore(at: configuration.storePath, logger: logger),
+            clock: clock, presenter: presenter, logger: logger)
+    }
+
+    private static func openStore(at path: String, logger: Logger) throws -> SQLiteNotificationStore {
+        do {
+            return try SQLiteNotificationStore(path: path)
+        } catch {
+            guard FileManager.default.fileExists(atPath: path), let store = try? SQLiteNotificationStore(readOnlyAt: path)
+            else { throw error }
+            logger.error(
+                "the store cannot be written (\(error)): serving it read-only; changes are refused and nothing is delivered",
+                metadata: ["store": "\(path)"])
+            return store
+        }
     }
 
     /// Builds a daemon over a given store (an in-memory one in tests).

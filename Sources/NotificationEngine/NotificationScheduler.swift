@@ -21,9 +21,13 @@ public actor NotificationScheduler {
     private let wake = WakeSignal()
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
+    /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
+    private var claimFailedAt: Date?
 
     private static let planZoneKey = "plan.timeZone"
     private static let claimBatch = 256
+    /// How long the loop waits before asking a store that failed again.
+    static let storeRetryDelay: TimeInterval = 10
 
     /// Creates an engine.
     ///
@@ -268,8 +272,10 @@ public actor NotificationScheduler {
                     appID: configuration.deliveryScope)
             } catch {
                 logger.error("could not read due requests: \(error)")
+                claimFailedAt = now
                 return shown
             }
+            claimFailedAt = nil
             guard !claimed.isEmpty else {
                 advanceFloatingPlans(at: now)
                 return shown
@@ -304,10 +310,14 @@ public actor NotificationScheduler {
         while !Task.isCancelled {
             let seen = wake.generation
             await deliverDue()
-            let next: Date?
+            var next: Date?
             do { next = try store.nextWakeDate(appID: configuration.deliveryScope) } catch {
                 logger.error("could not read the next fire date: \(error)")
-                next = clock.now.addingTimeInterval(60)
+                next = clock.now.addingTimeInterval(Self.storeRetryDelay)
+            }
+            // A store that refused the claim (read-only, full): try again later, not in a tight loop.
+            if let failed = claimFailedAt, let planned = next, planned < failed + Self.storeRetryDelay {
+                next = failed + Self.storeRetryDelay
             }
             await waitForWork(until: next, seen: seen)
         }

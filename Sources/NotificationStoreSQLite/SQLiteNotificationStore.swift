@@ -25,6 +25,42 @@ public final class SQLiteNotificationStore: NotificationStore {
         try Self.migrator.migrate(writer)
     }
 
+    /// Opens an existing store without writing to it, for a store on a read-only file system (a disk the kernel
+    /// remounted read-only after an error, a read-only bind mount): every read answers, every write throws
+    /// `SQLITE_READONLY`, and nothing in the file can change.
+    ///
+    /// A WAL database opens read-only when its `-wal` and `-shm` files are there (a writer stopped abruptly). After
+    /// a clean stop they are gone, and on a read-only file system SQLite cannot create the `-shm` file, so the store
+    /// is then opened as immutable (`immutable=1`): safe, because without a `-wal` file everything is in the main
+    /// file, and nobody can write to a read-only file system. Changes other processes make are not seen.
+    ///
+    /// - Throws: A GRDB `DatabaseError` when the file does not exist, is not a store, has a schema this version
+    ///   does not know (a newer one, or one that was never migrated), or has a `-wal` file it cannot read.
+    public init(readOnlyAt path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "no store at \(path)")
+        }
+        var configuration = Self.configuration()
+        configuration.readonly = true
+        let queue: DatabaseQueue
+        do {
+            let plain = try DatabaseQueue(path: path, configuration: configuration)
+            _ = try plain.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+            queue = plain
+        } catch {
+            let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            // Immutable mode ignores the -wal file: only safe when there is none.
+            guard wal == 0 else { throw error }
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            queue = try DatabaseQueue(path: "file:\(encoded)?immutable=1", configuration: configuration)
+        }
+        let migrated = try queue.read { db in try Self.migrator.hasCompletedMigrations(db) }
+        guard migrated else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the store at \(path) has a schema this version cannot read")
+        }
+        writer = queue
+    }
+
     /// Opens a store that lives in memory only: for tests and for the `OpenUserNotificationsTesting` product.
     public init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue(configuration: Self.configuration())
@@ -36,7 +72,7 @@ public final class SQLiteNotificationStore: NotificationStore {
         configuration.busyMode = .timeout(10)
         configuration.label = "OpenUserNotifications"
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
         }
         return configuration
     }

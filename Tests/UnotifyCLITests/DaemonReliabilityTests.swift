@@ -2,6 +2,7 @@ import Foundation
 import NotificationClient
 import NotificationEngine
 import NotificationModel
+import NotificationStoreSQLite
 import Synchronization
 import Testing
 
@@ -336,6 +337,65 @@ struct DaemonReliabilityTests {
 
         let pending = Set(try await client.pendingRequests(appID: app).map(\.identifier))
         #expect(pending.isSuperset(of: ["kept0", "kept4", "after-full"]))
+    }
+}
+
+extension DaemonReliabilityTests {
+    @Test(
+        "a store on a read-only file system is served read-only: reads answer, changes fail, the file is untouched",
+        .enabled(if: Mount.tmpfsIsAvailable, "needs permission to bind-mount"),
+        arguments: [false, true])
+    func readOnlyStore(cleanStop: Bool) async throws {
+        let root = URL(fileURLWithPath: "/tmp/unotifyd-ro-\(UUID().uuidString.prefix(8))")
+        let source = root.appendingPathComponent("source")
+        let view = root.appendingPathComponent("view")
+        for folder in [source, view] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        defer { try? FileManager.default.removeItem(at: root) }
+        let app = "com.example.readonly"
+        let ids = (0..<5).map { "kept\($0)" }
+
+        // Fill the store through a daemon, then stop it abruptly (its -wal and -shm stay) or cleanly (they go).
+        let writer = DaemonProcess(storeFolder: source)
+        try await writer.start()
+        let first = DaemonBackend(socketPath: writer.socket)
+        for id in ids {
+            try await first.add(RequestSpec(identifier: id, content: payload(id), trigger: .timeInterval(3_600, repeats: false)), appID: app)
+        }
+        await writer.stop()
+        if cleanStop {
+            // The last connection to close checkpoints the log and removes the -wal and -shm files.
+            _ = try SQLiteNotificationStore(path: writer.store)
+        }
+        let storeFiles = ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm"]
+        func snapshot() -> [String: Data] {
+            storeFiles.reduce(into: [:]) { $0[$1] = FileManager.default.contents(atPath: source.appendingPathComponent($1).path) }
+        }
+        let before = snapshot()
+        #expect(before["store.sqlite-wal"] == nil || !cleanStop)
+
+        try #require(Mount.run(["--bind", source.path, view.path]))
+        defer { _ = Mount.run([view.path], command: "/bin/umount") }
+        try #require(Mount.run(["-o", "remount,bind,ro", view.path]))
+
+        let daemon = DaemonProcess(storeFolder: view)
+        defer { Task { await daemon.stop() } }
+        try await daemon.start()
+        let client = DaemonBackend(socketPath: daemon.socket)
+        #expect(Set(try await client.pendingRequests(appID: app).map(\.identifier)) == Set(ids))
+        let refusedAdd = await #expect(throws: EngineError.self) {
+            try await client.add(RequestSpec(identifier: "new", content: payload("new"), trigger: nil), appID: app)
+        }
+        #expect(refusedAdd?.code == .storeFailure)
+        let refusedRemove = await #expect(throws: EngineError.self) {
+            try await client.removePending(appID: app, identifiers: ["kept0"])
+        }
+        #expect(refusedRemove?.code == .storeFailure)
+        let status = try await client.status()
+        #expect(status.pendingCount == ids.count)
+        #expect(daemon.isRunning)
+        await daemon.stop()
+
+        #expect(snapshot() == before, "the read-only daemon changed the store's files")
     }
 }
 
