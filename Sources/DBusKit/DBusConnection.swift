@@ -126,6 +126,22 @@ public final class DBusConnection: @unchecked Sendable {
         return try result.get()
     }
 
+    /// Sends a signal from this connection: broadcast, or to one connection when `destination` is given.
+    ///
+    /// - Parameters:
+    ///   - signal: The object path, interface, member and arguments (its `sender` is ignored: the bus sets it).
+    ///   - destination: A unique or well-known name to address the signal to, or `nil` to broadcast it.
+    /// - Throws: ``DBusFailure`` with ``DBusFailure/Name/invalidArguments`` or ``DBusFailure/Name/disconnected``.
+    public func emit(_ signal: DBusSignal, destination: String? = nil) async throws(DBusFailure) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<DBusFailure?, Never>) in
+            let accepted = submit { context in
+                continuation.resume(returning: context.emit(signal, destination: destination))
+            }
+            if !accepted { continuation.resume(returning: Self.closedFailure) }
+        }
+        if let result { throw result }
+    }
+
     /// Adds a match rule, so broadcast signals it matches reach ``signals()``.
     ///
     /// - Parameter rule: A match rule, such as `type='signal',interface='org.freedesktop.Notifications'`.
@@ -337,6 +353,40 @@ final class IOContext {
                 guard let userData else { return }
                 Unmanaged<PendingReply>.fromOpaque(userData).release()
             })
+    }
+
+    /// Queues a signal for sending; returns why it could not be, or `nil`.
+    func emit(_ signal: DBusSignal, destination: String?) -> DBusFailure? {
+        guard !isClosed else {
+            return DBusFailure(name: DBusFailure.Name.disconnected, message: "the connection is closed")
+        }
+        // libdbus aborts the process on an invalid path, interface or member: check them first.
+        guard dbus_validate_path(signal.path, nil) != 0, dbus_validate_interface(signal.interface, nil) != 0,
+            dbus_validate_member(signal.member, nil) != 0,
+            destination.map({ dbus_validate_bus_name($0, nil) != 0 }) ?? true
+        else {
+            return DBusFailure(
+                name: DBusFailure.Name.invalidArguments,
+                message: "invalid signal address \(signal.path) \(signal.interface).\(signal.member)")
+        }
+        guard let message = dbus_message_new_signal(signal.path, signal.interface, signal.member) else {
+            return DBusFailure(name: DBusFailure.Name.invalidArguments, message: "out of memory")
+        }
+        defer { dbus_message_unref(message) }
+        if let destination, dbus_message_set_destination(message, destination) == 0 {
+            return DBusFailure(name: DBusFailure.Name.invalidArguments, message: "out of memory")
+        }
+        var iterator = DBusMessageIter()
+        dbus_message_iter_init_append(message, &iterator)
+        do {
+            for argument in signal.arguments { try argument.append(to: &iterator) }
+        } catch {
+            return DBusFailure(name: DBusFailure.Name.invalidArguments, message: error.reason)
+        }
+        guard dbus_connection_send(raw, message, nil) != 0 else {
+            return DBusFailure(name: DBusFailure.Name.disconnected, message: "cannot send \(signal.member)")
+        }
+        return nil
     }
 
     /// Fails the calls whose deadline passed, forgets finished ones, and returns the `poll` timeout in

@@ -5,7 +5,7 @@ import CDBus
 /// Appending supports every case except an empty ``array(_:)`` (whose element type cannot be told); reading
 /// produces ``strings(_:)`` for `as`, ``variantDictionary(_:)`` for `a{sv}`, ``array(_:)`` for other arrays and
 /// dictionaries (entries as two-element arrays), and ``unsupported(_:)`` for types this module does not decode
-/// (Unix file descriptors, doubles, 64-bit and 16-bit integers, structs).
+/// (Unix file descriptors, doubles, unsigned 64-bit and 16-bit integers, structs).
 ///
 /// ```swift
 /// let hints: DBusValue = .variantDictionary(["urgency": .byte(1), "category": .string("im.received")])
@@ -15,6 +15,8 @@ public indirect enum DBusValue: Sendable, Hashable {
     case boolean(Bool)
     case int32(Int32)
     case uint32(UInt32)
+    /// `x`: Unity's launcher entries carry badge counts in it.
+    case int64(Int64)
     case string(String)
     case objectPath(String)
     /// `as`.
@@ -35,6 +37,7 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .boolean: "b"
         case .int32: "i"
         case .uint32: "u"
+        case .int64: "x"
         case .string: "s"
         case .objectPath: "o"
         case .strings: "as"
@@ -82,6 +85,7 @@ enum DBusTypeCode {
     static let boolean = code("b")
     static let int32 = code("i")
     static let uint32 = code("u")
+    static let int64 = code("x")
     static let string = code("s")
     static let objectPath = code("o")
     static let signature = code("g")
@@ -105,6 +109,7 @@ extension DBusValue {
         case .boolean(let value): try Self.appendBasic(DBusTypeCode.boolean, dbus_bool_t(value ? 1 : 0), to: &iterator)
         case .int32(let value): try Self.appendBasic(DBusTypeCode.int32, value, to: &iterator)
         case .uint32(let value): try Self.appendBasic(DBusTypeCode.uint32, value, to: &iterator)
+        case .int64(let value): try Self.appendBasic(DBusTypeCode.int64, value, to: &iterator)
         case .string(let value): try Self.appendString(DBusTypeCode.string, value, to: &iterator)
         case .objectPath(let value): try Self.appendString(DBusTypeCode.objectPath, value, to: &iterator)
         case .strings(let values):
@@ -201,6 +206,7 @@ extension DBusValue {
         case DBusTypeCode.boolean: return .boolean(basic(&iterator, dbus_bool_t(0)) != 0)
         case DBusTypeCode.int32: return .int32(basic(&iterator, Int32(0)))
         case DBusTypeCode.uint32: return .uint32(basic(&iterator, UInt32(0)))
+        case DBusTypeCode.int64: return .int64(basic(&iterator, Int64(0)))
         case DBusTypeCode.string, DBusTypeCode.objectPath, DBusTypeCode.signature:
             var pointer: UnsafePointer<CChar>? = nil
             dbus_message_iter_get_basic(&iterator, &pointer)
