@@ -48,8 +48,9 @@ let package = Package(
         .target(
             name: "NotificationDaemon",
             dependencies: [
-                "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationSocket",
-                "NotificationPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
+                "NotificationSocket", "NotificationPlatform",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -59,14 +60,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Presenters: the terminal presenter (the D-Bus one arrives with desktop delivery).
+        // The terminal presenter and the launcher of apps' launch commands.
         .target(name: "NotificationDelivery", dependencies: ["NotificationEngine"]),
         // Apple's UserNotifications API, backed by the engine in embedded mode.
         .target(
             name: "OpenUserNotifications",
             dependencies: [
                 "NotificationModel", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
-                "NotificationClient", "NotificationWire",
+                "NotificationDesktop", "NotificationClient", "NotificationWire",
             ],
             exclude: ["RemainingInterface.swift.txt"]
         ),
@@ -82,7 +83,8 @@ let package = Package(
             name: "UnotifyCLI",
             dependencies: [
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
-                "NotificationClient", "NotificationWire", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationDesktop", "NotificationClient", "NotificationWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -97,7 +99,8 @@ let package = Package(
         .target(
             name: "NotificationDesktop",
             dependencies: [
-                "NotificationEngine", "NotificationDelivery", "DBusKit", .product(name: "Logging", package: "swift-log"),
+                "NotificationEngine", "NotificationDelivery", "NotificationSound", "DBusKit",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Notification sounds: header validation by Apple's rules, lookup, and playback through a desktop player.
@@ -129,7 +132,10 @@ let package = Package(
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
-        .testTarget(name: "NotificationDesktopTests", dependencies: ["NotificationDesktop", "DBusKit"]),
+        .testTarget(
+            name: "NotificationDesktopTests",
+            dependencies: ["NotificationDesktop", "DBusKit", "OpenUserNotificationsTesting", "NotificationStoreSQLite"]
+        ),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
         .testTarget(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NotificationDelivery
+import NotificationDesktop
 import NotificationEngine
 import NotificationPlatform
 import NotificationWire
@@ -32,6 +33,9 @@ public struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("timezone-path"), help: .hidden)
     var timezonePath = "/etc/timezone"
 
+    @Option(help: "Where notifications are shown: automatic (the desktop when it has a notification server), desktop or terminal (default: $OPENUN_PRESENTER).")
+    var presenter: AutomaticPresenter.Choice = AutomaticPresenter.choice(environment: ProcessInfo.processInfo.environment)
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error.")
     var logLevelName: String = ProcessInfo.processInfo.environment["OPENUN_LOG_LEVEL"] ?? "info"
 
@@ -47,7 +51,8 @@ public struct DaemonOptions: ParsableArguments {
         guard Logger.Level(rawValue: logLevelName) != nil else { throw ValidationError("unknown --log-level '\(logLevelName)'") }
     }
 
-    /// The daemon these options describe, with the system clock and the terminal presenter.
+    /// The daemon these options describe, with the system clock, showing notifications on the desktop or in the
+    /// terminal (``presenter``); the desktop's answers go to its engine.
     public func makeDaemon() throws -> NotificationDaemon {
         let environment = ProcessInfo.processInfo.environment
         let socketPath = socket ?? defaultDaemonSocketPath(environment: environment, userID: getuid())
@@ -64,10 +69,17 @@ public struct DaemonOptions: ParsableArguments {
         configuration.timezonePath = timezonePath
         let zone = SystemZone(TimeZoneMonitor.currentZone(localtimePath: localtimePath, timezonePath: timezonePath))
         configuration.systemZone = zone
+        let relay = ResponseRelay(logger: Logger(label: "unotifyd"))
+        let presenter = AutomaticPresenter(
+            self.presenter, terminal: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }),
+            environment: environment, sounds: .standard(environment: environment, logger: Logger(label: "unotifyd")),
+            logger: Logger(label: "unotifyd"), onResponse: relay.handler)
         do {
-            return try NotificationDaemon(
+            let daemon = try NotificationDaemon(
                 configuration: configuration, clock: SystemNotificationClock(timeZone: { zone.current }),
-                presenter: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }))
+                presenter: presenter)
+            relay.connect(daemon.scheduler)
+            return daemon
         } catch {
             throw ValidationError("cannot open the store at \(storePath): \(error)")
         }
@@ -103,3 +115,5 @@ extension NotificationDaemon {
         try await task.value
     }
 }
+
+extension AutomaticPresenter.Choice: ExpressibleByArgument {}

@@ -22,23 +22,25 @@ import NotificationModel
 /// - `NotificationClosed(id, 2)` (dismissed by the person) answers ``ResponseSpec/dismissActionIdentifier``, unless
 ///   an action was already invoked on that notification (servers such as notification-daemon close a notification
 ///   after its button is clicked);
-/// - other closes (expired, closed by ``withdraw(appID:identifiers:)``, undefined) answer nothing.
+/// - other closes (expired, closed by ``withdraw(appID:identifiers:)``, undefined) answer nothing;
+/// - `NotificationReplied(id, text)` (KDE Plasma's inline reply) answers the category's first text-input action
+///   with that text.
 ///
 /// ```swift
-/// let presenter = try DesktopPresenter.sessionBus { appID, identifier, action in
-///     _ = try? await scheduler.respond(appID: appID, notificationIdentifier: identifier, actionIdentifier: action)
-/// }
+/// let relay = ResponseRelay()
+/// let presenter = try DesktopPresenter.sessionBus(onResponse: relay.handler)
+/// relay.connect(scheduler)  // the scheduler built with `presenter`
 /// ```
 ///
-/// > Note: Badges have no freedesktop equivalent: ``badgeDidChange(appID:count:)`` only logs. Sound files, text
-/// > input fields and attachments are left out (logged); the default sound is hinted as `message-new-instant`,
-/// > which servers without the `sound` capability (dunst) ignore.
+/// Badges go to the docks through ``LauncherBadge``. Sounds: a server with the `sound` capability gets the
+/// `sound-file` or `sound-name` hint; for the others (dunst), ``DesktopSounds`` plays the sound itself, when one
+/// was given. What a server cannot show is logged, once per notification (see ``NotifyRequest``).
 public actor DesktopPresenter: NotificationPresenter {
     /// Receives a person's answer: the app, the notification's identifier and the action's identifier (Apple's
     /// default or dismiss identifier, or one of the category's actions).
     public typealias ResponseHandler =
         @Sendable (
-            _ appID: String, _ notificationIdentifier: String, _ actionIdentifier: String
+            _ appID: String, _ notificationIdentifier: String, _ actionIdentifier: String, _ userText: String?
         ) async -> Void
 
     public nonisolated let name = "desktop"
@@ -52,6 +54,10 @@ public actor DesktopPresenter: NotificationPresenter {
     private let connection: DBusConnection
     private let logger: Logger
     private let onResponse: ResponseHandler
+    private let sounds: DesktopSounds?
+    private let badge: LauncherBadge
+    /// The text-input action of each notification shown with an inline reply field.
+    private var replyActions: [UInt32: String] = [:]
     private var serverLoad: Task<NotificationServerInfo?, Never>?
     private var serverIDs: [Key: UInt32] = [:]
     private var keys: [UInt32: Key] = [:]
@@ -67,15 +73,18 @@ public actor DesktopPresenter: NotificationPresenter {
     ///
     /// - Parameters:
     ///   - connection: A session-bus connection; the presenter sends its calls and receives its signals on it.
+    ///   - sounds: Finds named sounds and plays sounds for servers that play none; `nil` plays nothing.
     ///   - logger: Where unavailable features and failures are reported.
     ///   - onResponse: Called, one answer at a time and in order, for each response (see the type's discussion).
     public init(
-        connection: DBusConnection, logger: Logger = Logger(label: "OpenUserNotifications.desktop"),
-        onResponse: @escaping ResponseHandler
+        connection: DBusConnection, sounds: DesktopSounds? = nil,
+        logger: Logger = Logger(label: "OpenUserNotifications.desktop"), onResponse: @escaping ResponseHandler
     ) {
         self.connection = connection
         self.logger = logger
         self.onResponse = onResponse
+        self.sounds = sounds
+        self.badge = LauncherBadge(connection: connection)
         let signals = connection.signals()
         Task { [weak self] in
             for await signal in signals {
@@ -89,11 +98,11 @@ public actor DesktopPresenter: NotificationPresenter {
     ///
     /// - Throws: ``DBusFailure`` when there is no session bus or it cannot be reached.
     public static func sessionBus(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ProcessInfo.processInfo.environment, sounds: DesktopSounds? = nil,
         logger: Logger = Logger(label: "OpenUserNotifications.desktop"), onResponse: @escaping ResponseHandler
     ) throws(DBusFailure) -> DesktopPresenter {
         DesktopPresenter(
-            connection: try DBusConnection.sessionBus(environment: environment), logger: logger,
+            connection: try DBusConnection.sessionBus(environment: environment), sounds: sounds, logger: logger,
             onResponse: onResponse)
     }
 
@@ -129,12 +138,25 @@ public actor DesktopPresenter: NotificationPresenter {
 
     public func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async
     {
+        _ = await show(notification, options: options, category: category)
+    }
+
+    /// Shows a notification, as ``present(_:options:category:)`` does, and tells whether the server took it.
+    ///
+    /// - Returns: `false` when no server answered or `Notify` failed (logged); `true` otherwise, also when the
+    ///   options make the notification invisible.
+    public func show(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async
+        -> Bool
+    {
         guard options.isVisible else {
             logger.debug("\(notification.appID)/\(notification.identifier) is not shown (options: \(options.names))")
-            return
+            return true
         }
-        guard let server = await serverInfo() else { return }
-        let request = NotifyRequest(notification, options: options, category: category, server: server)
+        guard let server = await serverInfo() else { return false }
+        let wantsSound = options.contains(.sound) && notification.request.content.sound != nil
+        let soundFile = wantsSound ? sounds?.file(for: notification) : nil
+        let request = NotifyRequest(
+            notification, options: options, category: category, server: server, soundFile: soundFile?.path)
         if !request.leftOut.isEmpty {
             logger.notice(
                 "\(server.name) cannot show all of \(notification.appID)/\(notification.identifier): left out \(request.leftOut.joined(separator: "; "))"
@@ -146,21 +168,44 @@ public actor DesktopPresenter: NotificationPresenter {
                 Self.call("Notify", request.arguments(replacing: serverIDs[key] ?? 0)))
             guard let id = reply.first?.uint32Value else {
                 logger.error("Notify answered \(reply) instead of an id")
-                return
+                return false
             }
-            if let previous = serverIDs[key], previous != id { keys[previous] = nil }
+            if let previous = serverIDs[key], previous != id {
+                keys[previous] = nil
+                replyActions[previous] = nil
+            }
             serverIDs[key] = id
             keys[id] = key
+            replyActions[id] = request.inlineReplyAction
             answered.remove(id)
         } catch {
             logger.error("cannot show \(notification.appID)/\(notification.identifier): \(error)")
+            return false
         }
+        if request.needsSoundPlayback, let sounds {
+            await sounds.play(soundFile, for: notification)
+        }
+        return true
+    }
+
+    /// Whether the bus has a notification server: one that owns `org.freedesktop.Notifications` now, or one the
+    /// bus starts on demand (D-Bus activation, as dunst's package installs).
+    public static func busHasServer(_ connection: DBusConnection) async -> Bool {
+        func busCall(_ member: String, _ arguments: [DBusValue]) async -> [DBusValue]? {
+            try? await connection.call(
+                DBusMethodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: member, arguments: arguments), timeout: .seconds(5))
+        }
+        if case .boolean(true) = await busCall("NameHasOwner", [.string(service)])?.first { return true }
+        return await busCall("ListActivatableNames", [])?.first?.stringsValue?.contains(service) ?? false
     }
 
     public func withdraw(appID: String, identifiers: [String]) async {
         for identifier in identifiers {
             guard let id = serverIDs.removeValue(forKey: Key(appID: appID, identifier: identifier)) else { continue }
             keys[id] = nil
+            replyActions[id] = nil
             answered.remove(id)
             do {
                 _ = try await connection.call(Self.call("CloseNotification", [.uint32(id)]))
@@ -171,7 +216,12 @@ public actor DesktopPresenter: NotificationPresenter {
     }
 
     public func badgeDidChange(appID: String, count: Int) async {
-        logger.debug("badge \(appID): \(count) (the desktop notification server shows no badges)")
+        do {
+            try await badge.publish(appID: appID, count: count)
+            logger.debug("badge \(appID): \(count), published to the launcher")
+        } catch {
+            logger.warning("cannot publish the badge of \(appID): \(error)")
+        }
     }
 
     /// Closes the presenter's connection; it shows nothing and reports nothing afterwards.
@@ -194,15 +244,23 @@ public actor DesktopPresenter: NotificationPresenter {
                 return
             }
             answered.insert(id)
+            if action == NotifyRequest.inlineReplyActionKey { return }  // the reply itself follows
             let identifier = action == NotifyRequest.defaultActionKey ? ResponseSpec.defaultActionIdentifier : action
-            await onResponse(key.appID, key.identifier, identifier)
+            await onResponse(key.appID, key.identifier, identifier, nil)
+        case "NotificationReplied":
+            guard let key = keys[id], let action = replyActions[id], signal.arguments.count > 1,
+                let text = signal.arguments[1].stringValue
+            else { return }
+            answered.insert(id)
+            await onResponse(key.appID, key.identifier, action, text)
         case "NotificationClosed":
             guard let key = keys.removeValue(forKey: id) else { return }
             if serverIDs[key] == id { serverIDs[key] = nil }
+            replyActions[id] = nil
             let wasAnswered = answered.remove(id) != nil
             let reason = signal.arguments.count > 1 ? signal.arguments[1].uint32Value : nil
             if reason == Self.dismissedByUser, !wasAnswered {
-                await onResponse(key.appID, key.identifier, ResponseSpec.dismissActionIdentifier)
+                await onResponse(key.appID, key.identifier, ResponseSpec.dismissActionIdentifier, nil)
             }
         default:
             return

@@ -28,4 +28,11 @@ public struct NotificationServerInfo: Sendable, Hashable {
     public var supportsBody: Bool { capabilities.contains("body") }
     /// Whether the server interprets markup in the body, so `&`, `<` and `>` must be escaped.
     public var supportsBodyMarkup: Bool { capabilities.contains("body-markup") }
+    /// Whether the server plays sounds itself (`sound-file` and `sound-name` hints).
+    public var supportsSound: Bool { capabilities.contains("sound") }
+    /// Whether the server shows a text field for a reply (KDE Plasma's `inline-reply`, answered with
+    /// `NotificationReplied`).
+    public var supportsInlineReply: Bool { capabilities.contains("inline-reply") }
+    /// Whether the server shows images from the `image-path` hint (`icon-static`, or `body-images`).
+    public var supportsImages: Bool { capabilities.contains("icon-static") || capabilities.contains("body-images") }
 }

@@ -16,6 +16,8 @@ import NotificationModel
 public struct NotifyRequest: Sendable, Hashable {
     /// The freedesktop action key of the default action (a click on the notification itself).
     public static let defaultActionKey = "default"
+    /// The action key KDE Plasma's inline reply uses; the reply arrives in `NotificationReplied`.
+    public static let inlineReplyActionKey = "inline-reply"
     /// The sound the server plays (if it plays sounds) for content with the default sound.
     public static let defaultSoundName = "message-new-instant"
     /// Hint keys of our own: the notification's thread and category identifiers, for server rules and scripts.
@@ -34,6 +36,11 @@ public struct NotifyRequest: Sendable, Hashable {
     public var hints: [String: DBusValue]
     /// What the server could not show, for the log.
     public var leftOut: [String]
+    /// The text-input action answered through the server's inline reply field, when it has one.
+    public var inlineReplyAction: String?
+    /// Whether the presenter must play the sound itself (the content has one, the options allow it, and the
+    /// server plays none).
+    public var needsSoundPlayback: Bool
 
     /// The `Notify` arguments: app name, `replaces_id`, icon (none), summary, body, actions, hints, and the
     /// server's default expiry.
@@ -51,9 +58,11 @@ public struct NotifyRequest: Sendable, Hashable {
     ///   - options: How to present it (sound is hinted only when present).
     ///   - category: Its category, whose actions become buttons in order, after the default action.
     ///   - server: What the server can do.
+    ///   - soundFile: The named sound's file, found and validated by the caller; `nil` for the default sound
+    ///     (also when a named sound was missing or invalid, as iOS does).
     public init(
         _ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?,
-        server: NotificationServerInfo
+        server: NotificationServerInfo, soundFile: String? = nil
     ) {
         let content = notification.request.content
         appName = notification.appID
@@ -69,11 +78,25 @@ public struct NotifyRequest: Sendable, Hashable {
         self.body = body
         var actions: [String] = []
         let categoryActions = category?.actions ?? []
+        var inlineReplyAction: String?
+        var replyHints: [String: DBusValue] = [:]
         if server.supportsActions {
             actions = [Self.defaultActionKey, "Open"]
             for action in categoryActions where action.identifier != Self.defaultActionKey {
+                if let input = action.textInput, server.supportsInlineReply, inlineReplyAction == nil {
+                    // KDE shows one reply field: the first text-input action gets it.
+                    inlineReplyAction = action.identifier
+                    actions += [Self.inlineReplyActionKey, action.title]
+                    replyHints["x-kde-reply-placeholder-text"] = .string(input.placeholder)
+                    if !input.buttonTitle.isEmpty {
+                        replyHints["x-kde-reply-submit-button-text"] = .string(input.buttonTitle)
+                    }
+                    continue
+                }
                 actions += [action.identifier, action.title]
-                if action.textInput != nil { leftOut.append("the text field of action '\(action.identifier)'") }
+                if action.textInput != nil {
+                    leftOut.append("the text field of action '\(action.identifier)' (it answers with empty text)")
+                }
             }
         } else {
             leftOut.append("the default action (no 'actions' capability)")
@@ -87,17 +110,38 @@ public struct NotifyRequest: Sendable, Hashable {
         ]
         if !content.threadIdentifier.isEmpty { hints[Self.threadHint] = .string(content.threadIdentifier) }
         if !content.categoryIdentifier.isEmpty { hints[Self.categoryHint] = .string(content.categoryIdentifier) }
-        if options.contains(.sound), let sound = content.sound {
-            if sound.name == nil {
-                hints["sound-name"] = .string(Self.defaultSoundName)
+        hints.merge(replyHints) { $1 }
+        var needsSoundPlayback = false
+        if options.contains(.sound), content.sound != nil {
+            if server.supportsSound {
+                if let soundFile {
+                    hints["sound-file"] = .string(soundFile)
+                } else {
+                    hints["sound-name"] = .string(Self.defaultSoundName)
+                }
             } else {
-                leftOut.append("the sound file '\(sound.name ?? "")'")
+                // The presenter plays it; a server that would play a sound of its own for the category keeps quiet.
+                needsSoundPlayback = true
+                hints["suppress-sound"] = .boolean(true)
             }
         }
-        if !content.attachments.isEmpty { leftOut.append("\(content.attachments.count) attachment(s)") }
+        let images = content.attachments.filter { Self.imageTypes.contains($0.type) }
+        if let image = images.first, server.supportsImages {
+            hints["image-path"] = .string(image.url.path)
+            if images.count > 1 { leftOut.append("\(images.count - 1) more image attachment(s) (one is shown)") }
+        } else if !images.isEmpty {
+            leftOut.append("\(images.count) image attachment(s) (no 'icon-static' or 'body-images' capability)")
+        }
+        let others = content.attachments.count - images.count
+        if others > 0 { leftOut.append("\(others) audio or video attachment(s) (the desktop shows no media)") }
         self.hints = hints
         self.leftOut = leftOut
+        self.inlineReplyAction = inlineReplyAction
+        self.needsSoundPlayback = needsSoundPlayback
     }
+
+    /// Attachment types shown as the notification's image.
+    static let imageTypes: Set<String> = ["public.png", "public.jpeg", "com.compuserve.gif", "public.image"]
 
     /// The freedesktop urgency for `UNNotificationInterruptionLevel`'s raw value: passive is low (0), active is
     /// normal (1), time-sensitive and critical are critical (2).

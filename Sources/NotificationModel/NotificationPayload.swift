@@ -36,12 +36,19 @@ public struct SoundSpec: Sendable, Hashable, Codable {
     public var isRingtone: Bool
     /// The volume of a critical sound, 0.0 to 1.0.
     public var volume: Float?
+    /// The app's bundle directory when the sound was created, where a named sound is looked up first (the
+    /// daemon delivers for apps whose files it cannot otherwise find).
+    public var bundleDirectory: String?
 
-    public init(name: String? = nil, isCritical: Bool = false, isRingtone: Bool = false, volume: Float? = nil) {
+    public init(
+        name: String? = nil, isCritical: Bool = false, isRingtone: Bool = false, volume: Float? = nil,
+        bundleDirectory: String? = nil
+    ) {
         self.name = name
         self.isCritical = isCritical
         self.isRingtone = isRingtone
         self.volume = volume
+        self.bundleDirectory = bundleDirectory
     }
 }
 

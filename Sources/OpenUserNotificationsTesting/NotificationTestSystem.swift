@@ -46,15 +46,17 @@ public final class NotificationTestSystem: Sendable {
     ///   - configuration: Pending cap, authorization policy, foreground default.
     ///   - storePath: A SQLite file to use instead of memory (to test restarts).
     ///   - mode: Whether centers call the engine directly or through a daemon on a Unix socket.
+    ///   - realPresenter: A presenter that also shows what ``presenter`` records (a desktop presenter whose
+    ///     answers go to ``scheduler`` through a `ResponseRelay`).
     public init(
         mode: Mode = .embedded, now: Date = Date(timeIntervalSince1970: 1_767_603_600),
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
         configuration: OpenUserNotificationsConfiguration = OpenUserNotificationsConfiguration(),
-        storePath: String? = nil
+        storePath: String? = nil, presentingThrough realPresenter: (any NotificationPresenter)? = nil
     ) throws {
         self.mode = mode
         clock = ManualNotificationClock(now: now, timeZone: timeZone)
-        presenter = RecordingPresenter()
+        presenter = RecordingPresenter(forwardingTo: realPresenter)
         self.configuration = configuration
         let store: any NotificationStore =
             if let storePath { try SQLiteNotificationStore(path: storePath) } else { try SQLiteNotificationStore() }

@@ -4,7 +4,8 @@ import NotificationModel
 import OpenUserNotifications
 import Synchronization
 
-/// A presenter that remembers what it showed, for assertions.
+/// A presenter that remembers what it showed, for assertions, and can pass everything on to a real presenter
+/// (the desktop's, in end-to-end tests).
 public final class RecordingPresenter: NotificationPresenter {
     /// One notification shown.
     public struct Presentation: Sendable, Hashable {
@@ -27,10 +28,14 @@ public final class RecordingPresenter: NotificationPresenter {
     }
 
     private let state = Mutex(State())
+    private let next: (any NotificationPresenter)?
 
     public let name = "recording"
 
-    public init() {}
+    /// Creates a presenter that records, and then hands each call to `next` when given.
+    public init(forwardingTo next: (any NotificationPresenter)? = nil) {
+        self.next = next
+    }
 
     /// Everything shown so far, oldest first.
     public var presentations: [Presentation] { state.withLock { $0.presentations } }
@@ -52,13 +57,16 @@ public final class RecordingPresenter: NotificationPresenter {
             options: UNNotificationPresentationOptions(rawValue: options.rawValue),
             actionTitles: category?.actions.map(\.title) ?? [])
         state.withLock { $0.presentations.append(presentation) }
+        await next?.present(notification, options: options, category: category)
     }
 
     public func withdraw(appID: String, identifiers: [String]) async {
         state.withLock { $0.withdrawn += identifiers }
+        await next?.withdraw(appID: appID, identifiers: identifiers)
     }
 
     public func badgeDidChange(appID: String, count: Int) async {
         state.withLock { $0.badges[appID] = count }
+        await next?.badgeDidChange(appID: appID, count: count)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NotificationClient
 import NotificationDelivery
+import NotificationDesktop
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
@@ -48,9 +49,17 @@ struct CLIContext {
         } catch {
             throw CLIError("cannot open the notification store at \(storePath): \(error)")
         }
+        // `watch` delivers here: on the desktop when it has a notification server (and in the terminal too).
+        let environment = ProcessInfo.processInfo.environment
+        let relay = ResponseRelay()
+        let presenter = AutomaticPresenter(
+            AutomaticPresenter.choice(environment: environment), terminal: TerminalPresenter(output: .standardOutput),
+            echoesToTerminal: true, environment: environment, sounds: .standard(environment: environment),
+            onResponse: relay.handler)
         let scheduler = NotificationScheduler(
-            store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardOutput),
+            store: store, clock: SystemNotificationClock(), presenter: presenter,
             configuration: configuration.engineConfiguration, launcher: LaunchCommandLauncher(store: store))
+        relay.connect(scheduler)
         self.scheduler = scheduler
         backend = scheduler
         daemon = nil

@@ -9,6 +9,7 @@ struct Response: Equatable, Sendable {
     var appID: String
     var identifier: String
     var action: String
+    var text: String? = nil
 }
 
 /// The presenter against a real dunst on a private bus and display, each test with its own desktop.
@@ -24,8 +25,8 @@ struct DesktopPresenterDunstTests {
         let (responses, continuation) = AsyncStream<Response>.makeStream()
         do {
             let connection = try DBusConnection(address: desktop.busAddress)
-            let presenter = DesktopPresenter(connection: connection) { appID, identifier, action in
-                continuation.yield(Response(appID: appID, identifier: identifier, action: action))
+            let presenter = DesktopPresenter(connection: connection) { appID, identifier, action, text in
+                continuation.yield(Response(appID: appID, identifier: identifier, action: action, text: text))
             }
             do {
                 try await body(desktop, presenter, responses)

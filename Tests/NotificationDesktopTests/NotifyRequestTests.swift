@@ -53,7 +53,7 @@ struct NotifyRequestTests {
     func actions() {
         let request = NotifyRequest(notification(), options: [.banner], category: category, server: Self.dunst)
         #expect(request.actions == ["default", "Open", "snooze", "Snooze 5 min", "reply", "Reply"])
-        #expect(request.leftOut == ["the text field of action 'reply'"])
+        #expect(request.leftOut == ["the text field of action 'reply' (it answers with empty text)"])
         let plain = NotifyRequest(notification(), options: [.banner], category: category, server: Self.plain)
         #expect(plain.actions.isEmpty)
         #expect(plain.leftOut.count == 2)
@@ -65,22 +65,61 @@ struct NotifyRequestTests {
         #expect(request.hints["urgency"] == .byte(urgency))
     }
 
-    @Test("the default sound is hinted only when the options contain sound; thread and category are hinted")
-    func hints() {
+    static let soundServer = NotificationServerInfo(
+        name: "notification-daemon", capabilities: ["actions", "body", "sound", "persistence"])
+
+    @Test("a server that plays sounds gets sound-name or sound-file; others are told to keep quiet and we play")
+    func sounds() {
         let withSound = NotifyRequest(
             notification(sound: SoundSpec(), thread: "team"), options: [.banner, .sound], category: nil,
-            server: Self.dunst)
+            server: Self.soundServer)
         #expect(withSound.hints["sound-name"] == .string("message-new-instant"))
+        #expect(!withSound.needsSoundPlayback)
         #expect(withSound.hints[NotifyRequest.threadHint] == .string("team"))
         #expect(withSound.hints[NotifyRequest.categoryHint] == .string("meeting"))
-        let silent = NotifyRequest(
-            notification(sound: SoundSpec()), options: [.banner], category: nil, server: Self.dunst)
-        #expect(silent.hints["sound-name"] == nil)
-        let named = NotifyRequest(
+        let file = NotifyRequest(
             notification(sound: SoundSpec(name: "bell.caf")), options: [.banner, .sound], category: nil,
-            server: Self.dunst)
-        #expect(named.hints["sound-name"] == nil)
-        #expect(named.leftOut == ["the sound file 'bell.caf'"])
+            server: Self.soundServer, soundFile: "/apps/bell.caf")
+        #expect(file.hints["sound-file"] == .string("/apps/bell.caf"))
+        #expect(file.hints["sound-name"] == nil)
+        let silent = NotifyRequest(
+            notification(sound: SoundSpec()), options: [.banner], category: nil, server: Self.soundServer)
+        #expect(silent.hints["sound-name"] == nil)
+        #expect(!silent.needsSoundPlayback)
+        let dunst = NotifyRequest(
+            notification(sound: SoundSpec(name: "bell.caf")), options: [.banner, .sound], category: nil,
+            server: Self.dunst, soundFile: "/apps/bell.caf")
+        #expect(dunst.hints["sound-name"] == nil && dunst.hints["sound-file"] == nil)
+        #expect(dunst.hints["suppress-sound"] == .boolean(true))
+        #expect(dunst.needsSoundPlayback)
+    }
+
+    @Test("KDE's inline reply carries the first text-input action, with its placeholder and button title")
+    func inlineReply() {
+        let plasma = NotificationServerInfo(name: "Plasma", capabilities: ["actions", "body", "inline-reply"])
+        var category = category
+        category.actions[1].textInput = ActionSpec.TextInput(buttonTitle: "Send", placeholder: "Your answer")
+        let request = NotifyRequest(notification(), options: [.banner], category: category, server: plasma)
+        #expect(request.actions == ["default", "Open", "snooze", "Snooze 5 min", "inline-reply", "Reply"])
+        #expect(request.inlineReplyAction == "reply")
+        #expect(request.hints["x-kde-reply-placeholder-text"] == .string("Your answer"))
+        #expect(request.hints["x-kde-reply-submit-button-text"] == .string("Send"))
+        #expect(request.leftOut.isEmpty)
+    }
+
+    @Test("the first image attachment becomes image-path; media attachments are logged")
+    func images() {
+        var delivered = notification()
+        delivered.request.content.attachments = [
+            AttachmentSpec(identifier: "clip", url: URL(fileURLWithPath: "/data/a.mp4"), type: "public.mpeg-4"),
+            AttachmentSpec(identifier: "photo", url: URL(fileURLWithPath: "/data/b.png"), type: "public.png"),
+        ]
+        let request = NotifyRequest(delivered, options: [.banner], category: nil, server: Self.dunst)
+        #expect(request.hints["image-path"] == nil)  // dunst lists no icon-static in this fixture
+        let images = NotificationServerInfo(name: "dunst", capabilities: ["body", "icon-static"])
+        let shown = NotifyRequest(delivered, options: [.banner], category: nil, server: images)
+        #expect(shown.hints["image-path"] == .string("/data/b.png"))
+        #expect(shown.leftOut.contains("1 audio or video attachment(s) (the desktop shows no media)"))
     }
 
     @Test("the arguments have Notify's signature and carry replaces_id")

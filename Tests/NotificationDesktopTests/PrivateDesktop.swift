@@ -107,6 +107,20 @@ final class PrivateDesktop {
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
+    /// Writes a dunstrc whose context menu (`dunstctl context`) runs a script instead of dmenu: the script picks
+    /// the first line it is fed that contains `needle` (dunst feeds lines such as
+    /// `#Snooze 5 min (Meeting soon) [2,snooze]`). Call it before the first notification: dunst reads its
+    /// configuration when the bus starts it.
+    func configureDunst(pickingContextLine needle: String) throws {
+        let dunst = folder.appendingPathComponent("config/dunst")
+        try FileManager.default.createDirectory(at: dunst, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("pick-action.sh")
+        try "#!/bin/sh\nexec grep -m1 -F -- '\(needle)'\n".write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        try "[global]\n    dmenu = \(script.path)\n".write(
+            to: dunst.appendingPathComponent("dunstrc"), atomically: true, encoding: .utf8)
+    }
+
     /// Runs `dunstctl` against this desktop and returns its standard output.
     @discardableResult
     func dunstctl(_ arguments: String...) throws -> String {

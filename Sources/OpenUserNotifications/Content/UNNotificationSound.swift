@@ -31,8 +31,12 @@ public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable
     public class var defaultRingtone: UNNotificationSound { UNNotificationSound(spec: SoundSpec(isRingtone: true)) }
 
     /// A sound file by name; a missing or invalid file plays the default sound, as on Apple platforms.
+    ///
+    /// The file is looked up when the notification is delivered: in the app's bundle directory (the executable's
+    /// folder), then in `~/.local/share/<bundle identifier>/Sounds` (the analogue of `Library/Sounds`). It must be
+    /// Linear PCM, IMA4, µLaw or aLaw in a WAV, AIFF or CAF file, shorter than 30 seconds.
     public convenience init(named name: UNNotificationSoundName) {
-        self.init(spec: SoundSpec(name: name.rawValue))
+        self.init(spec: SoundSpec(name: name.rawValue, bundleDirectory: Platform.bundleDirectory))
     }
 
     /// The default critical sound at a volume from 0.0 to 1.0.
@@ -42,17 +46,17 @@ public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable
 
     /// A named critical sound.
     public class func criticalSoundNamed(_ name: UNNotificationSoundName) -> Self {
-        Self(spec: SoundSpec(name: name.rawValue, isCritical: true))
+        Self(spec: SoundSpec(name: name.rawValue, isCritical: true, bundleDirectory: Platform.bundleDirectory))
     }
 
     /// A named critical sound at a volume from 0.0 to 1.0.
     public class func criticalSoundNamed(_ name: UNNotificationSoundName, withAudioVolume volume: Float) -> Self {
-        Self(spec: SoundSpec(name: name.rawValue, isCritical: true, volume: volume))
+        Self(spec: SoundSpec(name: name.rawValue, isCritical: true, volume: volume, bundleDirectory: Platform.bundleDirectory))
     }
 
     /// A named ringtone sound.
     public class func ringtoneSoundNamed(_ name: UNNotificationSoundName) -> Self {
-        Self(spec: SoundSpec(name: name.rawValue, isRingtone: true))
+        Self(spec: SoundSpec(name: name.rawValue, isRingtone: true, bundleDirectory: Platform.bundleDirectory))
     }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }

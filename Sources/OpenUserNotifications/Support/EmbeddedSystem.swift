@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NotificationClient
 import NotificationDelivery
+import NotificationDesktop
 import NotificationEngine
 import NotificationStoreSQLite
 
@@ -37,7 +38,8 @@ final class SharedSystem: Sendable {
 }
 
 /// Embedded mode: the engine runs inside the app's process, over the SQLite store every process of the user
-/// shares, delivering the app's own notifications through the terminal presenter.
+/// shares, delivering the app's own notifications on the desktop when the session bus has a notification server,
+/// and in the terminal otherwise (`OPENUN_PRESENTER` chooses: automatic, desktop or terminal).
 final class EmbeddedSystem: Sendable {
     let scheduler: NotificationScheduler
     private let loop: Task<Void, Never>
@@ -54,10 +56,17 @@ final class EmbeddedSystem: Sendable {
         }
         var engineConfiguration = configuration.engineConfiguration
         engineConfiguration.deliveryScope = appID  // the app's process delivers its own notifications only
+        let environment = ProcessInfo.processInfo.environment
+        let relay = ResponseRelay(logger: logger)
+        let presenter = AutomaticPresenter(
+            AutomaticPresenter.choice(environment: environment), terminal: TerminalPresenter(output: .standardError),
+            environment: environment, sounds: .standard(environment: environment, logger: logger), logger: logger,
+            onResponse: relay.handler)
         scheduler = NotificationScheduler(
-            store: store, clock: SystemNotificationClock(), presenter: TerminalPresenter(output: .standardError),
-            configuration: engineConfiguration, logger: logger, launcher: LaunchCommandLauncher(store: store))
+            store: store, clock: SystemNotificationClock(), presenter: presenter, configuration: engineConfiguration,
+            logger: logger, launcher: LaunchCommandLauncher(store: store))
         let scheduler = scheduler
+        relay.connect(scheduler)
         monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
         loop = Task { await scheduler.run() }
     }

@@ -21,6 +21,11 @@ package enum Platform {
         return base.appendingPathComponent("openusernotifications")
     }
 
+    /// The app's bundle directory: where its resources (sounds, localized strings) live; the executable's folder.
+    package static var bundleDirectory: String? {
+        executableURL.map { $0.deletingLastPathComponent().path }
+    }
+
     /// The running executable.
     package static var executableURL: URL? {
         #if os(Linux) || os(macOS) || os(FreeBSD)

@@ -1,0 +1,57 @@
+import Logging
+import NotificationModel
+import Synchronization
+
+/// Carries a person's answers from a presenter (the buttons of a desktop notification) to the engine that
+/// delivered the notification.
+///
+/// A presenter exists before its engine (the engine takes it in its initializer), so the composition root
+/// creates a relay first, gives ``handler`` to the presenter, and connects the engine once it exists. Answers
+/// that arrive before that are logged and dropped.
+///
+/// ```swift
+/// let relay = ResponseRelay()
+/// let presenter = DesktopPresenter(connection: bus, onResponse: relay.handler)
+/// let scheduler = NotificationScheduler(store: store, clock: clock, presenter: presenter)
+/// relay.connect(scheduler)
+/// ```
+public final class ResponseRelay: Sendable {
+    private let scheduler = Mutex<NotificationScheduler?>(nil)
+    private let logger: Logger
+
+    /// Creates a relay that reports answers it cannot hand over to `logger`.
+    public init(logger: Logger = Logger(label: "OpenUserNotifications.responses")) {
+        self.logger = logger
+    }
+
+    /// Hands answers to `scheduler` from now on.
+    public func connect(_ scheduler: NotificationScheduler) {
+        self.scheduler.withLock { $0 = scheduler }
+    }
+
+    /// The closure to give a presenter: it calls ``respond(appID:notificationIdentifier:actionIdentifier:userText:)``.
+    public var handler: @Sendable (String, String, String, String?) async -> Void {
+        { [self] appID, identifier, action, text in
+            await respond(appID: appID, notificationIdentifier: identifier, actionIdentifier: action, userText: text)
+        }
+    }
+
+    /// Hands one answer to the engine, which stores it and routes it to the app (see
+    /// ``NotificationScheduler/respond(appID:notificationIdentifier:actionIdentifier:userText:)``).
+    public func respond(appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String?)
+        async
+    {
+        guard let scheduler = scheduler.withLock({ $0 }) else {
+            logger.warning("a response to \(appID)/\(notificationIdentifier) arrived before the engine: dropped")
+            return
+        }
+        do {
+            try await scheduler.respond(
+                appID: appID, notificationIdentifier: notificationIdentifier, actionIdentifier: actionIdentifier,
+                userText: userText)
+        } catch {
+            logger.warning(
+                "the response '\(actionIdentifier)' to \(appID)/\(notificationIdentifier) was refused: \(error)")
+        }
+    }
+}
