@@ -26,10 +26,17 @@ let package = Package(
         // Pure scheduling: fire dates, the scheduler, delivery pipeline, store/clock/presenter protocols.
         .target(
             name: "NotificationEngine",
-            dependencies: ["NotificationModel", "NotificationLocalization", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "NotificationModel", "NotificationLocalization", "NotificationLocation",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Localized strings resolved at delivery time: .strings / .xcstrings tables, the user's languages, formatting.
         .target(name: "NotificationLocalization", dependencies: ["NotificationModel"]),
+        // Location triggers: great-circle geometry, region crossings with hysteresis, location sources.
+        .target(name: "NotificationLocation", dependencies: ["NotificationModel"]),
+        // Attachments by Apple's rules: type by content and extension, size limits, the attachment data store.
+        .target(name: "NotificationAttachments", dependencies: ["NotificationModel"]),
         // The GRDB implementation of `NotificationStore`: the only module that imports GRDB.
         .target(
             name: "NotificationStoreSQLite",
@@ -67,7 +74,7 @@ let package = Package(
             name: "OpenUserNotifications",
             dependencies: [
                 "NotificationModel", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
-                "NotificationDesktop", "NotificationClient", "NotificationWire",
+                "NotificationDesktop", "NotificationClient", "NotificationWire", "NotificationAttachments",
             ],
             exclude: ["RemainingInterface.swift.txt"]
         ),
@@ -138,6 +145,8 @@ let package = Package(
         ),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
+        .testTarget(name: "NotificationLocationTests", dependencies: ["NotificationLocation"]),
+        .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
         .testTarget(
             name: "LegacyAPITests", dependencies: ["OpenUserNotificationsLegacy", "OpenUserNotificationsTesting"]
         ),
