@@ -141,7 +141,10 @@ let package = Package(
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
         .testTarget(
             name: "NotificationDesktopTests",
-            dependencies: ["NotificationDesktop", "DBusKit", "OpenUserNotificationsTesting", "NotificationStoreSQLite"]
+            dependencies: [
+                "NotificationDesktop", "DBusKit", "NotificationSound", "OpenUserNotificationsTesting",
+                "NotificationStoreSQLite",
+            ]
         ),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
