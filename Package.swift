@@ -115,6 +115,8 @@ let package = Package(
         // The pre-iOS 10 local-notification API (UILocalNotification, UIApplication's scheduling calls) over ours.
         .target(name: "OpenUserNotificationsLegacy", dependencies: ["OpenUserNotifications"]),
         // The seed's re-engagement reminders through the legacy API.
+        // Seed 002's to-do app: tasks that nag every 60 s until Cancel is pressed on a notification.
+        .executableTarget(name: "NagMe", dependencies: ["OpenUserNotifications"], path: "Examples/NagMe"),
         .executableTarget(name: "ReEngagement", dependencies: ["OpenUserNotificationsLegacy"], path: "Examples/ReEngagement"),
         .executableTarget(
             name: "UnotifyBench",

@@ -132,12 +132,12 @@ public actor AutomaticPresenter: NotificationPresenter {
         do {
             connection = try DBusConnection(address: address)
         } catch {
-            logger.info("cannot reach the session bus (\(error)): this notification goes to the terminal")
+            logger.debug("cannot reach the session bus (\(error)): this notification goes to the terminal")
             return nil
         }
         guard await DesktopPresenter.busHasServer(connection) else {
             await connection.close()
-            logger.info("the session bus has no notification server yet: this notification goes to the terminal")
+            logger.debug("the session bus has no notification server yet: this notification goes to the terminal")
             return nil
         }
         let presenter = DesktopPresenter(connection: connection, sounds: sounds, logger: logger, onResponse: onResponse)

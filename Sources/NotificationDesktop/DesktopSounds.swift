@@ -46,7 +46,7 @@ public struct DesktopSounds: Sendable {
     ) -> DesktopSounds {
         let player = SoundPlayer.available(environment: environment, logger: logger)
         if let player {
-            logger.info("notification sounds play through \(player.name)")
+            logger.debug("notification sounds play through \(player.name)")
         } else {
             logger.notice("no sound player (canberra-gtk-play, paplay, aplay) found: notification sounds are not played")
         }
