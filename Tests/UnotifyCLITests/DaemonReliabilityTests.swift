@@ -399,6 +399,70 @@ extension DaemonReliabilityTests {
     }
 }
 
+extension DaemonReliabilityTests {
+    @Test("socket activation: unotifyd serves the listening socket it inherits as fd 3 (LISTEN_FDS, LISTEN_PID)")
+    func socketActivation() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotifyd-activation-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("d.sock").path
+        let unused = folder.appendingPathComponent("bound-by-the-daemon.sock").path
+
+        // What systemd does for unotifyd.socket: create, bind and listen, then start the service with it as fd 3.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 16) == 0)
+
+        // LISTEN_PID must be the daemon's own pid: a shell sets it to its $$ and then becomes the daemon (exec).
+        let daemon = try builtExecutable("unotifyd").path
+        let arguments = [
+            // --socket names another path: had the daemon bound a socket of its own, it would be there.
+            "/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#, daemon, "--socket", unused, "--store",
+            folder.appendingPathComponent("store.sqlite").path, "--log-level", "warning", "--presenter", "terminal",
+        ]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, listener, 3)  // dup2 clears close-on-exec on fd 3
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let variables: [String] = ["PATH=/usr/bin:/bin", "HOME=\(folder.path)"]
+        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
+        defer { (argv + environment).forEach { free($0) } }
+        var pid: pid_t = 0
+        try #require(posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environment) == 0)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+
+        // The socket already accepts connections (the kernel queues them); the daemon answers once it runs.
+        let client = DaemonBackend(socketPath: path)
+        try await client.add(
+            RequestSpec(identifier: "activated", content: payload("activated"), trigger: .timeInterval(3_600, repeats: false)),
+            appID: "com.example.activation")
+        #expect(try await client.pendingRequests(appID: "com.example.activation").map(\.identifier) == ["activated"])
+        let status = try await client.status()
+        #expect(status.processID == pid)
+        #expect(!FileManager.default.fileExists(atPath: unused))
+    }
+}
+
 @Suite("unotifyd and time", .serialized)
 struct DaemonTimeTests {
     @Test("a system time-zone change moves floating calendar triggers at once; fixed ones and intervals stay")
