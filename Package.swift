@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "NotificationLocalization", dependencies: ["NotificationModel"]),
         // Location triggers: great-circle geometry, region crossings with hysteresis, location sources.
         .target(name: "NotificationLocation", dependencies: ["NotificationModel"]),
+        // Remote notifications: APNs payloads into requests, device tokens, `.apns` files.
+        .target(name: "NotificationPush", dependencies: ["NotificationModel", "NotificationEngine"]),
         // Attachments by Apple's rules: type by content and extension, size limits, the attachment data store.
         .target(name: "NotificationAttachments", dependencies: ["NotificationModel"]),
         // The GRDB implementation of `NotificationStore`: the only module that imports GRDB.
@@ -151,6 +153,9 @@ let package = Package(
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
         .testTarget(name: "NotificationLocationTests", dependencies: ["NotificationLocation"]),
+        .testTarget(
+            name: "NotificationPushTests", dependencies: ["NotificationPush", "OpenUserNotificationsTesting"]
+        ),
         .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
         .testTarget(
             name: "LegacyAPITests", dependencies: ["OpenUserNotificationsLegacy", "OpenUserNotificationsTesting"]
