@@ -108,13 +108,14 @@ struct EndToEndTests {
         let first = try RunningCommand(["watch"], environment: environment)
         #expect(await first.wait(upTo: 10) { _, err in err.contains("watching") })
         // Added while the first engine runs: it notices through the store, without polling.
-        _ = try await runToEnd(["add", "--in", "3s", "--title", "Persisted", "--id", "p"], environment: environment)
+        // Due far enough ahead that the first engine is killed before it fires, even on a loaded machine.
+        _ = try await runToEnd(["add", "--in", "8s", "--title", "Persisted", "--id", "p"], environment: environment)
         _ = try await runToEnd(["add", "--in", "60s", "--repeats", "--title", "Nag", "--id", "nag"], environment: environment)
         await first.kill9()
         #expect(!first.stdout.contains("Persisted"))
-        let second = try RunningCommand(["watch", "--for", "10"], environment: environment)
+        let second = try RunningCommand(["watch", "--for", "20"], environment: environment)
         defer { Task { await second.kill9() } }
-        #expect(await second.wait(upTo: 10) { out, _ in out.contains("│ Persisted") })
+        #expect(await second.wait(upTo: 20) { out, _ in out.contains("│ Persisted") })
         let pending = try await runToEnd(["list"], environment: environment)
         #expect(pending.contains("nag") && !pending.contains(" p "))
     }
