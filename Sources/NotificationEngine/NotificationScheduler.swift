@@ -23,6 +23,8 @@ public actor NotificationScheduler {
     private var plannedTimeZone: String?
     /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
     private var claimFailedAt: Date?
+    /// The last location fix, in memory only (NotificationScheduler+Location.swift).
+    var locationMemory = LocationMemory()
 
     private static let planZoneKey = "plan.timeZone"
     private static let claimBatch = 256

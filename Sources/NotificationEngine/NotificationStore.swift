@@ -1,4 +1,5 @@
 import Foundation
+import NotificationLocation
 import NotificationModel
 
 /// Durable storage for everything the engine has accepted: pending requests, delivered notifications,
@@ -42,7 +43,9 @@ public protocol NotificationStore: Sendable {
     func releaseAbandonedClaims() throws -> Int
 
     /// Finishes a claimed fire in one transaction: reschedules the request (or removes it when `nextFireDate` is
-    /// `nil`) unless it was replaced meanwhile, lists `delivered`, sets the badge and appends `history`.
+    /// `nil`) unless it was replaced meanwhile, lists `delivered`, sets the badge and appends `history`. A repeating
+    /// location trigger is never removed: with `nextFireDate == nil` it goes back to waiting, undated, for its next
+    /// crossing (unless a newer crossing already made it due again).
     /// - Returns: The history entry's identifier.
     @discardableResult
     func completeFire(
@@ -60,6 +63,18 @@ public protocol NotificationStore: Sendable {
     /// Moves plans to new instants (after a zone change, or after they fired); `nil` means the components never
     /// match again, and the plan ends with the requests that follow it.
     func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws
+
+    // MARK: Location triggers
+
+    /// The pending requests with a location trigger, with the region state stored for each, oldest first.
+    /// - Parameter appID: Only this app's requests; `nil` for every app.
+    func locationRequests(appID: String?) throws -> [LocationRequestState]
+
+    /// Saves the region states of location requests and makes the ones whose crossing notifies due at their
+    /// `dueAt`, in one transaction, so that ``claimDue(at:leaseUntil:limit:appID:)`` and ``completeFire(_:nextFireDate:delivered:history:badge:)``
+    /// deliver them like any other request. An update for a revision that no longer exists (the request was
+    /// replaced or removed meanwhile) is ignored.
+    func updateRegionStates(_ updates: [RegionStateUpdate]) throws
 
     // MARK: Delivered notifications
 
@@ -176,5 +191,31 @@ public struct QueuedResponse: Sendable, Hashable {
     public init(id: Int64, response: ResponseSpec) {
         self.id = id
         self.response = response
+    }
+}
+
+/// A pending location request and where the device was relative to its region at the last deciding fix.
+public struct LocationRequestState: Sendable, Hashable {
+    public var request: PendingRequest
+    public var state: RegionState
+
+    public init(request: PendingRequest, state: RegionState) {
+        self.request = request
+        self.state = state
+    }
+}
+
+/// A new region state for a location request, as ``NotificationStore/updateRegionStates(_:)`` takes it.
+public struct RegionStateUpdate: Sendable, Hashable {
+    /// The request's revision (``PendingRequest/revision``).
+    public var revision: Int64
+    public var state: RegionState
+    /// When set, the request is due at this instant (its crossing notifies).
+    public var dueAt: Date?
+
+    public init(revision: Int64, state: RegionState, dueAt: Date? = nil) {
+        self.revision = revision
+        self.state = state
+        self.dueAt = dueAt
     }
 }

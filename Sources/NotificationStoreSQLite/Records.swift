@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NotificationLocation
 import NotificationModel
 
 /// JSON for the payload columns: the model types are `Codable`, and JSON keeps the store readable with `sqlite3`.
@@ -34,6 +35,8 @@ struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var calendarKey: String?
     /// For floating calendar triggers: the plan instant they last fired for.
     var firedFor: Double?
+    /// For location triggers: the `RegionState` raw value at the last deciding fix; `nil` for other triggers.
+    var regionState: String?
 
     init(_ request: PendingRequest) throws {
         app = request.appID
@@ -43,6 +46,7 @@ struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
         floating = request.isFloating
         calendarKey = try Self.calendarKey(request)
         nextFire = calendarKey == nil ? request.nextFireDate?.timeIntervalSince1970 : nil
+        if case .location? = request.spec.trigger { regionState = RegionState.unknown.rawValue }
     }
 
     /// The plan a floating calendar trigger follows: its app, components and matching policy.

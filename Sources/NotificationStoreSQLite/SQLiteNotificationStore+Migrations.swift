@@ -97,6 +97,17 @@ extension SQLiteNotificationStore {
                 try db.execute(sql: "UPDATE pending SET calendarKey = ?, nextFire = NULL WHERE id = ?", arguments: [key, row["id"] as Int64])
             }
         }
+        migrator.registerMigration("v4-region-state") { db in
+            // Location triggers: where the device was relative to the region at the last deciding fix ('unknown',
+            // 'inside', 'outside'); NULL for every other trigger. The fix itself is never stored (docs/location.md).
+            try db.alter(table: "pending") { t in t.add(column: "regionState", .text) }
+            try db.execute(sql: "CREATE INDEX pending_region ON pending(app) WHERE regionState IS NOT NULL")
+            for row in try Row.fetchAll(db, sql: "SELECT id, spec FROM pending WHERE nextFire IS NULL") {
+                let spec = try JSON.decode(RequestSpec.self, from: row["spec"])
+                guard case .location? = spec.trigger else { continue }
+                try db.execute(sql: "UPDATE pending SET regionState = 'unknown' WHERE id = ?", arguments: [row["id"] as Int64])
+            }
+        }
         return migrator
     }
 }

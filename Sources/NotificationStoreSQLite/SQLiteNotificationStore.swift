@@ -5,6 +5,7 @@ import GRDB
 import Glibc
 #endif
 import NotificationEngine
+import NotificationLocation
 import NotificationModel
 
 /// The SQLite implementation of ``NotificationStore``, through GRDB.
@@ -233,6 +234,14 @@ public final class SQLiteNotificationStore: NotificationStore {
     ) throws -> Int64 {
         try writer.write { db in
             switch (nextFireDate, request.isFloating) {
+            case (nil, _) where Self.isRepeatingLocation(request):
+                // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
+                try db.execute(
+                    sql: """
+                        UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
+                        nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
+                        """,
+                    arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
             case (nil, _):
                 try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
                 if request.isFloating { try Self.pruneFloatingPlans(db) }
@@ -263,6 +272,45 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
             return historyID
         }
+    }
+
+    // MARK: - Location triggers
+    //
+    // A location request's row has `regionState` set ('unknown' until a fix decides) and no `nextFire` while it
+    // waits for a crossing; a crossing that notifies sets `nextFire`, and the claim/complete path delivers it.
+
+    public func locationRequests(appID: String?) throws -> [LocationRequestState] {
+        try writer.read { db in
+            let scope = appID == nil ? "" : " AND app = ?"
+            return try PendingRecord.fetchAll(
+                db, sql: "SELECT * FROM pending WHERE regionState IS NOT NULL\(scope) ORDER BY id",
+                arguments: appID.map { [$0] } ?? []
+            ).map { record in
+                LocationRequestState(
+                    request: try record.request(),
+                    state: record.regionState.flatMap(RegionState.init(rawValue:)) ?? .unknown)
+            }
+        }
+    }
+
+    public func updateRegionStates(_ updates: [RegionStateUpdate]) throws {
+        guard !updates.isEmpty else { return }
+        try writer.write { db in
+            for update in updates {
+                try db.execute(
+                    sql: """
+                        UPDATE pending SET regionState = ?, nextFire = COALESCE(?, nextFire)
+                        WHERE id = ? AND regionState IS NOT NULL
+                        """,
+                    arguments: [update.state.rawValue, update.dueAt?.timeIntervalSince1970, update.revision])
+            }
+        }
+    }
+
+    /// Whether a request has a repeating location trigger, which stays pending after each fire.
+    private static func isRepeatingLocation(_ request: PendingRequest) -> Bool {
+        if case .location(_, repeats: true)? = request.spec.trigger { return true }
+        return false
     }
 
     public func releaseAbandonedClaims() throws -> Int {

@@ -22,10 +22,25 @@ struct TriggerOptions: ParsableArguments {
     @Flag(help: "Calendar matching that skips months without the day (default: Apple's behaviour).")
     var strict = false
 
+    @Option(help: "Fire on entering or leaving a circle: <latitude>,<longitude>,<radius in metres>.")
+    var region: String?
+
+    @Option(name: .customLong("region-id"), help: "The region's identifier (default: region).")
+    var regionID: String?
+
+    @Flag(name: .customLong("on-entry"), help: "With --region: notify on entry (without --on-exit: on entry only).")
+    var onEntry = false
+
+    @Flag(name: .customLong("on-exit"), help: "With --region: notify on exit (without --on-entry: on exit only).")
+    var onExit = false
+
     /// The trigger the options describe; `nil` when none was given (deliver at once).
     func trigger() throws -> TriggerSpec? {
-        let given = [interval, at, calendar].compactMap { $0 }
-        guard given.count <= 1 else { throw ValidationError("give only one of --in, --at and --calendar") }
+        let given = [interval, at, calendar, region].compactMap { $0 }
+        guard given.count <= 1 else { throw ValidationError("give only one of --in, --at, --calendar and --region") }
+        if region == nil, onEntry || onExit || regionID != nil {
+            throw ValidationError("--on-entry, --on-exit and --region-id need --region")
+        }
         if let zone = timeZone, TimeZone(identifier: zone) == nil {
             throw ValidationError("unknown time zone '\(zone)' (use an IANA name such as Europe/Paris)")
         }
@@ -44,8 +59,27 @@ struct TriggerOptions: ParsableArguments {
             components.timeZoneIdentifier = timeZone
             return .calendar(components, repeats: repeats, matching: matching)
         }
-        if repeats { throw ValidationError("--repeats needs --in, --at or --calendar") }
+        if let region {
+            return .location(try Self.region(region, identifier: regionID, onEntry: onEntry, onExit: onExit), repeats: repeats)
+        }
+        if repeats { throw ValidationError("--repeats needs --in, --at, --calendar or --region") }
         return nil
+    }
+
+    /// Parses `--region 48.8584,2.2945,150`; with neither flag the region notifies on entry and exit, as
+    /// `CLCircularRegion` does by default.
+    static func region(_ text: String, identifier: String?, onEntry: Bool, onExit: Bool) throws -> RegionSpec {
+        let numbers = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard numbers.count == 3, let latitude = numbers[0], let longitude = numbers[1], let radius = numbers[2] else {
+            throw ValidationError("cannot read the region '\(text)' (use <latitude>,<longitude>,<radius in metres>)")
+        }
+        guard abs(latitude) <= 90, abs(longitude) <= 180, radius > 0, radius.isFinite else {
+            throw ValidationError("the region '\(text)' needs a latitude within ±90, a longitude within ±180 and a radius above 0")
+        }
+        let both = !onEntry && !onExit
+        return RegionSpec(
+            identifier: identifier ?? "region", latitude: latitude, longitude: longitude, radius: radius,
+            notifyOnEntry: both || onEntry, notifyOnExit: both || onExit)
     }
 
     nonisolated(unsafe) static let componentNames: [String: WritableKeyPath<CalendarComponents, Int?>] = [  // immutable
