@@ -39,6 +39,27 @@ public struct EngineConfiguration: Sendable {
         UserLanguages.fromEnvironment(ProcessInfo.processInfo.environment)
     }
 
+    /// The attachment data store (the folder holding one folder per app): when a request or notification is
+    /// removed, the engine deletes the attachment files it held that lie inside this folder and that no pending
+    /// request, delivered notification or queued response still names. Files elsewhere are never deleted; `nil`
+    /// deletes nothing. The default is ``defaultAttachmentStoreRoot(environment:)``.
+    public var attachmentStoreRoot: String? = EngineConfiguration.defaultAttachmentStoreRoot()
+
+    /// `OPENUN_ATTACHMENTS`, else `$XDG_DATA_HOME/openusernotifications/attachments`, else
+    /// `$HOME/.local/share/openusernotifications/attachments`: the same default as the app side's data store.
+    public static func defaultAttachmentStoreRoot(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        if let path = environment["OPENUN_ATTACHMENTS"], path.hasPrefix("/") { return path }
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        }
+        return base + "/openusernotifications/attachments"
+    }
+
     /// The default cap Apple documents.
     public static let applePendingCap = 64
 

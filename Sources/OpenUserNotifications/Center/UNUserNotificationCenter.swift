@@ -166,10 +166,13 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
             queue.enqueue { completionHandler?(error) }
             return
         }
-        let backend = backend, app = bundleIdentifier
+        let backend = backend, app = bundleIdentifier, configuration = configuration
         queue.enqueue {
             do {
-                try await backend.add(spec, appID: app)
+                // Attachments are checked again and moved into the data store here, in the app's process.
+                try await UNNotificationAttachment.add(spec, appID: app, configuration: configuration) {
+                    try await backend.add($0, appID: app)
+                }
                 completionHandler?(nil)
             } catch {
                 completionHandler?(Self.publicError(error))
@@ -179,11 +182,17 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
 
     /// Schedules a request, replacing a pending request with the same identifier.
     ///
-    /// - Throws: ``UNError`` (`notificationsNotAllowed`, `notificationInvalidNoDate`) or
+    /// - Throws: ``UNError`` (`notificationsNotAllowed`, `notificationInvalidNoDate`, the attachment codes) or
     ///   ``NotificationRequestError`` (a trigger Apple would trap on, a `userInfo` that is not a property list).
     public func add(_ request: UNNotificationRequest) async throws {
         let spec = try request.spec()
-        try await call { try await $0.add(spec, appID: $1) }
+        let configuration = configuration
+        try await call { backend, app in
+            // Attachments are checked again and moved into the data store here, in the app's process.
+            try await UNNotificationAttachment.add(spec, appID: app, configuration: configuration) {
+                try await backend.add($0, appID: app)
+            }
+        }
     }
 
     /// Reads the requests waiting for their trigger.

@@ -1,35 +1,48 @@
 import Foundation
+import NotificationAttachments
 import NotificationModel
 
-/// The option key for an attachment's type (a uniform type identifier string) when its extension does not tell.
+/// The option key for an attachment's type: a uniform type identifier string such as `public.png`. Without it
+/// the type is taken from the file-name extension.
 public let UNNotificationAttachmentOptionsTypeHintKey: String = "UNNotificationAttachmentOptionsTypeHintKey"
-/// The option key for hiding the thumbnail (a `Bool`).
+/// The option key for hiding the thumbnail (a `Bool`; `false` by default).
 public let UNNotificationAttachmentOptionsThumbnailHiddenKey: String = "UNNotificationAttachmentOptionsThumbnailHiddenKey"
-/// The option key for the thumbnail's clipping rectangle (a normalized rectangle dictionary).
+/// The option key for the thumbnail's clipping rectangle, in unit coordinates: a dictionary with the numbers
+/// `X`, `Y`, `Width` and `Height` (what `CGRectCreateDictionaryRepresentation` makes), or a `CGRect`.
 public let UNNotificationAttachmentOptionsThumbnailClippingRectKey: String =
     "UNNotificationAttachmentOptionsThumbnailClippingRectKey"
-/// The option key for the frame or time of an animated image or movie used as thumbnail.
+/// The option key for the frame of an animated image (a number) or the time in a movie used as thumbnail
+/// (seconds as a number, or a time dictionary).
 public let UNNotificationAttachmentOptionsThumbnailTimeKey: String = "UNNotificationAttachmentOptionsThumbnailTimeKey"
 
 /// An image, sound or movie shown with a notification.
 ///
-/// The file is checked when the attachment is created: it must exist and be readable, its type must be one
-/// Apple supports, and its size within Apple's limit for that type (images 10 MB, audio 5 MB, movies 50 MB).
+/// Apple's rules apply, when the attachment is created and again when the request holding it is added: the file
+/// must exist and be readable (`attachmentInvalidURL`); its type — by the type hint or the file-name extension,
+/// checked against the file's content — must be a JPEG, GIF or PNG image, an AIFF, WAV, MP3 or MPEG-4 audio file,
+/// or an MPEG, MPEG-2, MPEG-4 or AVI movie (`attachmentUnrecognizedType`); and its size at most 10 MB for images,
+/// 5 MB for audio, 50 MB for movies (`attachmentInvalidFileSize`). When the request is added, a broken image is
+/// `attachmentCorrupt`, and the file is moved into the app's attachment data store (copied when it lies in the
+/// app's bundle directory); the delivered notification's attachment names the stored file.
 ///
 /// ```swift
 /// let url = URL(fileURLWithPath: "/tmp/photo.png")
-/// let attachment = try UNNotificationAttachment(identifier: "photo", url: url)
+/// let attachment = try UNNotificationAttachment(identifier: "photo", url: url,
+///     options: [UNNotificationAttachmentOptionsThumbnailHiddenKey: true])
 /// content.attachments = [attachment]
+/// try await UNUserNotificationCenter.current().add(request)   // /tmp/photo.png moves into the data store
 /// ```
 ///
-/// > Note: On Linux, the type is recognised by the file's extension or the type hint; recognition by content
-/// > and the move into the attachment data store arrive with the attachments work.
-public final class UNNotificationAttachment: NSObject, @unchecked Sendable {
+/// > Note: On Linux, the data store is a folder of the user's (see
+/// > ``OpenUserNotificationsConfiguration/attachmentStorePath``), the move happens in the app's process, and a
+/// > symbolic link is never moved: the file it leads to is copied. See `docs/attachments.md`.
+public final class UNNotificationAttachment: NSObject, @unchecked Sendable {  // immutable: `spec` is a `let`
     package let spec: AttachmentSpec
 
     /// The identifier; a generated one when the attachment was created with an empty identifier.
     public var identifier: String { spec.identifier }
-    /// The file.
+    /// The file: where it was at creation, and in the attachment data store for attachments read back from the
+    /// center (pending requests, delivered notifications, responses).
     public var url: URL { spec.url }
     /// The uniform type identifier of the file, such as `public.png`.
     public var type: String { spec.type }
@@ -38,94 +51,99 @@ public final class UNNotificationAttachment: NSObject, @unchecked Sendable {
         self.spec = spec
     }
 
-    /// Creates an attachment for a local file.
+    /// Creates an attachment for a local file, checking it by Apple's rules.
     ///
     /// - Parameters:
     ///   - identifier: A unique identifier; empty generates one.
     ///   - URL: A file URL.
-    ///   - options: `UNNotificationAttachmentOptions…Key` values.
+    ///   - options: `UNNotificationAttachmentOptions…Key` values: the type hint, whether the thumbnail is hidden,
+    ///     its clipping rectangle and its time; kept with the attachment.
     /// - Throws: ``UNError`` with `attachmentInvalidURL`, `attachmentUnrecognizedType` or
     ///   `attachmentInvalidFileSize`.
     public convenience init(identifier: String, url URL: URL, options: [AnyHashable: Any]? = nil) throws {
         guard URL.isFileURL else {
             throw UNError(.attachmentInvalidURL, reason: "attachment URL \(URL) is not a file URL")
         }
-        let path = URL.path
-        guard FileManager.default.isReadableFile(atPath: path),
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            attributes[.type] as? FileAttributeType != .typeDirectory
-        else {
-            throw UNError(.attachmentInvalidURL, reason: "attachment file \(path) does not exist or is not readable")
-        }
-        let hint = options?[UNNotificationAttachmentOptionsTypeHintKey] as? String
-        guard let kind = AttachmentKind(typeHint: hint, pathExtension: URL.pathExtension) else {
-            throw UNError(.attachmentUnrecognizedType, reason: "attachment \(URL.lastPathComponent) has an unsupported type")
-        }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size > 0, size <= kind.category.maximumSize else {
-            throw UNError(
-                .attachmentInvalidFileSize,
-                reason: "attachment \(URL.lastPathComponent) is \(size) bytes; \(kind.category) attachments must be "
-                    + "1 to \(kind.category.maximumSize) bytes")
-        }
-        var storedOptions: [String: PropertyListValue] = [:]
-        for (key, value) in options ?? [:] {
-            guard let key = key.base as? String, let value = try? PropertyListValue(converting: value) else { continue }
-            storedOptions[key] = value
+        let storedOptions = Self.storedOptions(options)
+        let hint = storedOptions[UNNotificationAttachmentOptionsTypeHintKey].flatMap(Self.string)
+        let validated: ValidatedAttachment
+        do {
+            validated = try AttachmentValidator.validate(path: URL.path, typeHint: hint, checkStructure: false)
+        } catch {
+            throw Self.publicError(error)
         }
         self.init(
             spec: AttachmentSpec(
-                identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: URL, type: kind.uti,
+                identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: URL, type: validated.kind.uti,
                 options: storedOptions))
+    }
+
+    /// The options as property-list values; a `CGRect` clipping rectangle becomes its dictionary form, values that
+    /// are not property lists are left out.
+    static func storedOptions(_ options: [AnyHashable: Any]?) -> [String: PropertyListValue] {
+        var stored: [String: PropertyListValue] = [:]
+        for (key, value) in options ?? [:] {
+            guard let key = key.base as? String else { continue }
+            if let rect = value as? CGRect {
+                stored[key] = .dictionary([
+                    "X": .double(Double(rect.origin.x)), "Y": .double(Double(rect.origin.y)),
+                    "Width": .double(Double(rect.size.width)), "Height": .double(Double(rect.size.height)),
+                ])
+            } else if let converted = try? PropertyListValue(converting: value) {
+                stored[key] = converted
+            }
+        }
+        return stored
+    }
+
+    private static func string(_ value: PropertyListValue) -> String? {
+        if case .string(let string) = value { return string }
+        return nil
+    }
+
+    /// An ``AttachmentError`` as Apple's ``UNError``.
+    static func publicError(_ error: any Error) -> any Error {
+        guard let error = error as? AttachmentError, let code = UNError.Code(rawValue: error.code) else { return error }
+        return UNError(code, reason: error.message)
     }
 }
 
-/// The attachment types Apple accepts, with their uniform type identifiers and size limits.
-struct AttachmentKind {
-    enum Category: CustomStringConvertible {
-        case image, audio, movie
-        var maximumSize: Int {
-            switch self {
-            case .image: 10_000_000
-            case .audio: 5_000_000
-            case .movie: 50_000_000
+extension UNNotificationAttachment {
+    /// Adds a request the way Apple's `add` treats attachments: every attachment is checked again and moved into
+    /// the app's attachment data store, `add` is called with the request naming the stored files, and when any
+    /// step fails the files are taken back out (moved back, copies deleted) and nothing is added.
+    ///
+    /// - Parameters:
+    ///   - spec: The request as the app built it.
+    ///   - appID: The app.
+    ///   - configuration: Where the data store and the app's bundle directory are.
+    ///   - add: Hands the request to the engine or the daemon.
+    /// - Throws: ``UNError`` with an attachment code, or what `add` throws.
+    package static func add(
+        _ spec: RequestSpec, appID: String, configuration: OpenUserNotificationsConfiguration,
+        through add: (RequestSpec) async throws -> Void
+    ) async throws {
+        guard !spec.content.attachments.isEmpty else { return try await add(spec) }
+        let store = AttachmentStore(rootPath: configuration.resolvedAttachmentStorePath)
+        var stored: [StoredAttachment] = []
+        var moved = spec
+        do {
+            for (index, attachment) in spec.content.attachments.enumerated() {
+                guard attachment.url.isFileURL else {
+                    throw UNError(.attachmentInvalidURL, reason: "attachment URL \(attachment.url) is not a file URL")
+                }
+                let hint = attachment.options[UNNotificationAttachmentOptionsTypeHintKey].flatMap(string)
+                let file = try store.move(
+                    from: attachment.url.path, appID: appID, bundleDirectory: configuration.resolvedBundleDirectory,
+                    typeHint: hint)
+                stored.append(file)
+                moved.content.attachments[index].url = URL(fileURLWithPath: file.path)
+                moved.content.attachments[index].type = file.validated.kind.uti
             }
+            try await add(moved)
+        } catch {
+            for file in stored.reversed() { file.undo() }
+            throw publicError(error)
         }
-        var description: String {
-            switch self {
-            case .image: "image"
-            case .audio: "audio"
-            case .movie: "movie"
-            }
-        }
-    }
-
-    var uti: String
-    var category: Category
-
-    private static let byExtension: [String: AttachmentKind] = [
-        "jpg": .init(uti: "public.jpeg", category: .image), "jpeg": .init(uti: "public.jpeg", category: .image),
-        "png": .init(uti: "public.png", category: .image), "gif": .init(uti: "com.compuserve.gif", category: .image),
-        "aif": .init(uti: "public.aiff-audio", category: .audio), "aiff": .init(uti: "public.aiff-audio", category: .audio),
-        "wav": .init(uti: "com.microsoft.waveform-audio", category: .audio),
-        "mp3": .init(uti: "public.mp3", category: .audio), "m4a": .init(uti: "public.mpeg-4-audio", category: .audio),
-        "mpg": .init(uti: "public.mpeg", category: .movie), "mpeg": .init(uti: "public.mpeg", category: .movie),
-        "m2v": .init(uti: "public.mpeg-2-video", category: .movie), "mp4": .init(uti: "public.mpeg-4", category: .movie),
-        "avi": .init(uti: "public.avi", category: .movie),
-    ]
-
-    init?(typeHint: String?, pathExtension: String) {
-        if let typeHint, let kind = Self.byExtension.values.first(where: { $0.uti == typeHint }) {
-            self = kind
-        } else if let kind = Self.byExtension[pathExtension.lowercased()] {
-            self = kind
-        } else {
-            return nil
-        }
-    }
-
-    private init(uti: String, category: Category) {
-        self.uti = uti
-        self.category = category
     }
 }

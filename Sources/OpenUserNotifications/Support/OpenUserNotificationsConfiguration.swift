@@ -1,4 +1,5 @@
 import Foundation
+import NotificationAttachments
 import NotificationEngine
 import NotificationWire
 import Synchronization
@@ -48,6 +49,12 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     /// `LC_MESSAGES`, `LANG` and `LANGUAGE` of the delivering process at each delivery. In system mode the daemon
     /// delivers, with its own environment.
     public var deliveryLanguages: (@Sendable () -> [String])?
+    /// The attachment data store: the folder attachment files are moved into when their request is added
+    /// (`<path>/<bundle identifier>/<UUID>/<file name>`), and from which the engine deletes them when their
+    /// notification is removed; `nil` means `OPENUN_ATTACHMENTS` or
+    /// `$XDG_DATA_HOME/openusernotifications/attachments`. The daemon uses its own environment's default, so an
+    /// app that sets another path in daemon mode keeps its files after removal.
+    public var attachmentStorePath: String?
 
     /// Where the engine runs.
     public enum Mode: String, Sendable, Hashable {
@@ -63,8 +70,10 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         bundleIdentifier: String? = nil, storePath: String? = nil, pendingCap: Int? = 64,
         authorizationPolicy: AuthorizationPolicy = .grantRequested,
         foregroundPresentationWithoutDelegate: UNNotificationPresentationOptions = [], mode: Mode = .automatic,
-        socketPath: String? = nil, bundleDirectory: String? = nil, deliveryLanguages: (@Sendable () -> [String])? = nil
+        socketPath: String? = nil, bundleDirectory: String? = nil, deliveryLanguages: (@Sendable () -> [String])? = nil,
+        attachmentStorePath: String? = nil
     ) {
+        self.attachmentStorePath = attachmentStorePath
         self.bundleDirectory = bundleDirectory
         self.deliveryLanguages = deliveryLanguages
         self.mode = mode
@@ -78,7 +87,7 @@ public struct OpenUserNotificationsConfiguration: Sendable {
 
     /// A configuration from the environment: `OPENUN_BUNDLE_ID`, `OPENUN_STORE`, `OPENUN_PENDING_CAP`
     /// (a number or `off`), `OPENUN_AUTHORIZATION` (`grant` or `deny`), `OPENUN_MODE` (`automatic`, `embedded`,
-    /// `daemon`), `OPENUN_SOCKET` and `OPENUN_BUNDLE_DIR`.
+    /// `daemon`), `OPENUN_SOCKET`, `OPENUN_BUNDLE_DIR` and `OPENUN_ATTACHMENTS`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Self {
         var configuration = Self()
         configuration.bundleIdentifier = environment["OPENUN_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
@@ -90,6 +99,7 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         configuration.mode = environment["OPENUN_MODE"].flatMap(Mode.init(rawValue:)) ?? .automatic
         configuration.socketPath = environment["OPENUN_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.bundleDirectory = environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.attachmentStorePath = environment["OPENUN_ATTACHMENTS"].flatMap { $0.isEmpty ? nil : $0 }
         return configuration
     }
 
@@ -117,10 +127,17 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         bundleDirectory ?? Bundle.main.bundlePath
     }
 
+    /// The attachment data store this configuration names: ``attachmentStorePath``, else `OPENUN_ATTACHMENTS`,
+    /// else `$XDG_DATA_HOME/openusernotifications/attachments`.
+    public var resolvedAttachmentStorePath: String {
+        attachmentStorePath ?? AttachmentStore.defaultRootPath(environment: ProcessInfo.processInfo.environment)
+    }
+
     /// The engine settings this configuration implies.
     package var engineConfiguration: EngineConfiguration {
         var engine = EngineConfiguration(pendingCap: pendingCap, authorizationPolicy: authorizationPolicy)
         if let deliveryLanguages { engine.deliveryLanguages = deliveryLanguages }
+        engine.attachmentStoreRoot = resolvedAttachmentStorePath
         return engine
     }
 }

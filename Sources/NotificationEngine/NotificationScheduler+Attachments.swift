@@ -1,0 +1,92 @@
+import Foundation
+import NotificationModel
+
+/// Deleting attachment files from the data store once nothing names them.
+///
+/// The app's process moves attachment files into the data store when it adds a request (the engine never reads
+/// or copies them). The engine deletes a stored file when the last thing naming it goes: the pending request
+/// (removed, replaced, discarded by the cap, or a one-shot that fired without being listed), the delivered
+/// notification (removed, answered, or replaced by a newer delivery with the same identifier) and the queued
+/// response (handed to the app). A repeating request keeps its file across deliveries; a file named by a listed
+/// notification stays while it is listed even when its request was removed.
+///
+/// Only files inside ``EngineConfiguration/attachmentStoreRoot`` (by their resolved folder) are ever deleted,
+/// whatever a request names.
+extension NotificationScheduler {
+    /// Deletes the stored attachment files of `removed` that no pending request, delivered notification or queued
+    /// response of the app still names. A store that cannot be read keeps every file.
+    func discardAttachments(of removed: [RequestSpec], appID: String) {
+        guard let root = configuration.attachmentStoreRoot else { return }
+        let candidates = Set(removed.flatMap(\.content.attachments).map(\.url).filter(\.isFileURL).map(Self.normalized))
+        guard !candidates.isEmpty else { return }
+        let referenced: Set<String>
+        do {
+            referenced = try attachmentPaths(appID: appID)
+        } catch {
+            logger.error("could not read which attachments are in use; none deleted: \(error)", metadata: ["app": "\(appID)"])
+            return
+        }
+        for path in candidates.subtracting(referenced) { deleteStoredAttachment(path, root: root, appID: appID) }
+    }
+
+    /// The delivered notifications of the app listed under `identifier`, which a delivery with that identifier
+    /// replaces; empty, without reading the store, when the app has no attachments in the data store.
+    func listedRequests(replacedBy identifier: String, appID: String) -> [RequestSpec] {
+        guard hasStoredAttachments(appID: appID) else { return [] }
+        let listed = (try? store.deliveredNotifications(appID: appID)) ?? []
+        return listed.filter { $0.identifier == identifier }.map(\.request)
+    }
+
+    /// The pending request of the app with `identifier`, which an `add` with that identifier replaces; empty,
+    /// without reading the store, when the app has no attachments in the data store.
+    func pendingRequests(replacedBy identifier: String, appID: String) -> [RequestSpec] {
+        guard hasStoredAttachments(appID: appID) else { return [] }
+        let pending = (try? store.pendingRequests(appID: appID)) ?? []
+        return pending.filter { $0.identifier == identifier }.map(\.spec)
+    }
+
+    /// Whether the app's folder in the data store has anything in it.
+    private func hasStoredAttachments(appID: String) -> Bool {
+        guard let root = configuration.attachmentStoreRoot else { return false }
+        var name = appID.replacingOccurrences(of: "/", with: "_")  // as the app side names the folder
+        while name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        let folder = URL(fileURLWithPath: root).appendingPathComponent(name.isEmpty ? "_" : name)
+        let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        return !(entries ?? []).isEmpty
+    }
+
+    /// Every attachment path the app's pending requests, delivered notifications and queued responses name.
+    private func attachmentPaths(appID: String) throws -> Set<String> {
+        var specs = try store.pendingRequests(appID: appID).map(\.spec)
+        specs += try store.deliveredNotifications(appID: appID).map(\.request)
+        specs += try store.queuedResponses(appID: appID).map(\.response.notification.request)
+        return Set(specs.flatMap(\.content.attachments).map(\.url).filter(\.isFileURL).map(Self.normalized))
+    }
+
+    private static func normalized(_ url: URL) -> String { url.standardizedFileURL.path }
+
+    /// Deletes one stored file (a link itself, never its target) and then its folder when empty, only when the
+    /// file's folder resolves to a folder below the store root.
+    private func deleteStoredAttachment(_ path: String, root: String, appID: String) {
+        let file = URL(fileURLWithPath: path)
+        let folder = file.deletingLastPathComponent()
+        let resolvedRoot = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
+        let resolvedFolder = folder.resolvingSymlinksInPath().path
+        guard resolvedFolder.hasPrefix(resolvedRoot + "/"),
+            resolvedFolder.dropFirst(resolvedRoot.count + 1).split(separator: "/").count >= 2
+        else { return }  // not <root>/<app>/<folder>: not ours to delete
+        let target = URL(fileURLWithPath: resolvedFolder).appendingPathComponent(file.lastPathComponent).path
+        let type = (try? FileManager.default.attributesOfItem(atPath: target))?[.type] as? FileAttributeType
+        guard type == .typeRegular || type == .typeSymbolicLink else { return }  // never a folder
+        do {
+            try FileManager.default.removeItem(atPath: target)
+            logger.debug("deleted a stored attachment", metadata: ["app": "\(appID)", "file": "\(target)"])
+        } catch {
+            logger.warning("could not delete a stored attachment: \(error)", metadata: ["app": "\(appID)", "file": "\(target)"])
+            return
+        }
+        if (try? FileManager.default.contentsOfDirectory(atPath: resolvedFolder))?.isEmpty == true {
+            try? FileManager.default.removeItem(atPath: resolvedFolder)
+        }
+    }
+}
