@@ -72,7 +72,9 @@ public actor NotificationScheduler {
             throw EngineError(.invalidNoDate, "no date matches the calendar trigger of '\(spec.identifier)'")
         }
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
+        let replaced = pendingRequests(replacedBy: spec.identifier, appID: appID)
         let insertion = try storeCall { try store.insertPending(request, cap: configuration.pendingCap, at: now) }
+        discardAttachments(of: replaced + insertion.discarded.map(\.spec), appID: appID)
         for discarded in insertion.discarded {
             logger.warning(
                 "discarded pending request: more than the pending cap",
@@ -88,7 +90,8 @@ public actor NotificationScheduler {
 
     /// Removes pending requests, stopping every future fire of repeating ones; `nil` removes all of the app's.
     public func removePending(appID: String, identifiers: [String]?) throws {
-        _ = try storeCall { try store.removePending(appID: appID, identifiers: identifiers) }
+        let removed = try storeCall { try store.removePending(appID: appID, identifiers: identifiers) }
+        discardAttachments(of: removed.map(\.spec), appID: appID)
         wake.signal()
     }
 
@@ -101,6 +104,7 @@ public actor NotificationScheduler {
     /// Removes delivered notifications from the list and from the screen; `nil` removes all of the app's.
     public func removeDelivered(appID: String, identifiers: [String]?) async throws {
         let removed = try storeCall { try store.removeDelivered(appID: appID, identifiers: identifiers, outcome: .removed) }
+        discardAttachments(of: removed.map(\.request), appID: appID)
         if !removed.isEmpty { await presenter.withdraw(appID: appID, identifiers: removed.map(\.identifier)) }
     }
 
@@ -180,6 +184,7 @@ public actor NotificationScheduler {
         for item in queued {
             guard await app.didReceive(item.response) else { break }
             do { try store.removeQueuedResponse(id: item.id) } catch { logger.error("could not forget a handed-over response: \(error)") }
+            discardAttachments(of: [item.response.notification.request], appID: appID)
         }
     }
 
@@ -245,6 +250,7 @@ public actor NotificationScheduler {
         let response = ResponseSpec(
             notification: notification, actionIdentifier: actionIdentifier, userText: text, date: clock.now)
         try storeCall { try store.recordResponse(response, outcome: outcome, enqueue: routed) }
+        discardAttachments(of: [notification.request], appID: appID)
         await presenter.withdraw(appID: appID, identifiers: [notificationIdentifier])
         if routed, let foreground = foregroundApps[appID] {
             // Queued first and forgotten once taken, so a crash in between hands it over again: at least once.
@@ -418,7 +424,9 @@ public actor NotificationScheduler {
         _ request: PendingRequest, next: Date?, delivered: DeliveredNotification?, history: HistoryEntry, badge: Int?
     ) {
         do {
+            let replaced = delivered.map { listedRequests(replacedBy: $0.identifier, appID: request.appID) } ?? []
             try store.completeFire(request, nextFireDate: next, delivered: delivered, history: history, badge: badge)
+            discardAttachments(of: replaced + (next == nil ? [request.spec] : []), appID: request.appID)
         } catch {
             // The claim expires after the lease and the request is delivered again: at least once, never lost.
             logger.error("could not record a delivery: \(error)", metadata: ["request": "\(request.identifier)"])
