@@ -121,7 +121,7 @@ struct ContentTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let png = folder.appendingPathComponent("a.png")
-        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: png)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: png)  // recognised by content (AttachmentTests)
         let attachment = try UNNotificationAttachment(identifier: "", url: png)
         #expect(attachment.type == "public.png" && !attachment.identifier.isEmpty)
         func code(_ body: () throws -> Void) -> UNError.Code? {
@@ -133,7 +133,8 @@ struct ContentTests {
         try Data("x".utf8).write(to: text)
         #expect(code { _ = try UNNotificationAttachment(identifier: "t", url: text) } == .attachmentUnrecognizedType)
         let big = folder.appendingPathComponent("big.wav")
-        _ = FileManager.default.createFile(atPath: big.path, contents: Data(count: 5_000_001))
+        let wav: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVE".utf8)
+        _ = FileManager.default.createFile(atPath: big.path, contents: Data(wav + [UInt8](repeating: 0, count: 5_000_001 - wav.count)))
         #expect(code { _ = try UNNotificationAttachment(identifier: "b", url: big) } == .attachmentInvalidFileSize)
     }
 
