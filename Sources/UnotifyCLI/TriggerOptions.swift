@@ -22,7 +22,8 @@ struct TriggerOptions: ParsableArguments {
     @Flag(help: "Calendar matching that skips months without the day (default: Apple's behaviour).")
     var strict = false
 
-    @Option(help: "Fire on entering or leaving a circle: <latitude>,<longitude>,<radius in metres>.")
+    @Option(
+        parsing: .unconditional, help: "Fire on entering or leaving a circle: <latitude>,<longitude>,<radius in metres>.")
     var region: String?
 
     @Option(name: .customLong("region-id"), help: "The region's identifier (default: region).")

@@ -31,15 +31,18 @@ struct LocationReplay: AsyncParsableCommand {
             var number = 0
             for try await fix in ReplayLocationSource(track: track, speed: speed).fixes() {
                 number += 1
+                if !global.json {
+                    CLIOutput.print(
+                        "fix \(number) \(CLIOutput.iso(fix.timestamp)) "
+                            + String(format: "%.6f,%.6f", fix.latitude, fix.longitude))
+                }
+                // In embedded mode, what fires is shown here, right after its fix.
                 let events = try await reporter.report(fix)
                 if global.json {
                     all += events.map { LocationReporter.json($0).merging(["fix": number]) { $1 } }
-                    continue
+                } else {
+                    for event in events { CLIOutput.print("  " + LocationReporter.describe(event)) }
                 }
-                CLIOutput.print(
-                    "fix \(number) \(CLIOutput.iso(fix.timestamp)) "
-                        + String(format: "%.6f,%.6f", fix.latitude, fix.longitude))
-                for event in events { CLIOutput.print("  " + LocationReporter.describe(event)) }
             }
             if global.json { try CLIOutput.printJSON(all) }
         }

@@ -18,9 +18,10 @@ struct LocationSet: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let numbers = coordinates.flatMap { $0.split(separator: ",") }.map { Double($0) }
+            let numbers = coordinates.filter { $0 != "--" }.flatMap { $0.split(separator: ",") }.map { Double($0) }
             guard numbers.count == 2, let latitude = numbers[0], let longitude = numbers[1] else {
-                throw ValidationError("give a latitude and a longitude in degrees, e.g. `unotify location set 48.8584 2.2945`")
+                throw ValidationError(
+                    "give a latitude and a longitude in degrees, e.g. `unotify location set 48.8584 2.2945` (got \(coordinates))")
             }
             guard abs(latitude) <= 90, abs(longitude) <= 180 else {
                 throw ValidationError("the latitude must be within ±90 and the longitude within ±180")
