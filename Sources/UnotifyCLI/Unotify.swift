@@ -13,6 +13,8 @@ public struct Unotify: AsyncParsableCommand {
         subcommands: [
             Add.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,
             Respond.self, Watch.self, TriggerCommand.self, History.self, Status.self, LaunchCommand.self, LocationCommand.self,
+            Token.self,
+            Push.self,
         ])
 
     public init() {}

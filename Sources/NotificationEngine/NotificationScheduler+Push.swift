@@ -1,0 +1,271 @@
+import Foundation
+import Logging
+import NotificationModel
+import Synchronization
+
+// Remote notifications (docs/remote-notifications.md): device tokens kept in the store's metadata, and pushes
+// delivered now through the ordinary claim/fire path (a request with a push trigger is due at once), so the
+// history, the presenter, `willPresent` and the pending/delivered lists work as for local notifications. A
+// background push is not shown: it goes to the app's `RemoteNotificationReceiver` when the app runs, otherwise
+// the newest one waits in the store until the app attaches one (iOS coalesces and throttles them likewise).
+
+/// The part of a running app that takes pushes the person does not see: the analogue of
+/// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`.
+public protocol RemoteNotificationReceiver: AnyObject, Sendable {
+    /// A push with `content-available` reached the running app.
+    /// - Returns: Whether the app took it; `false` keeps a background push waiting for the next receiver.
+    func didReceiveRemoteNotification(_ notification: RemoteNotification) async -> Bool
+}
+
+/// What ``NotificationScheduler/deliverPush(_:appID:deliver:)`` did with a push.
+public enum PushDeliveryOutcome: String, Sendable, Hashable, Codable {
+    /// The notification was made due (and, with `deliver`, delivered).
+    case scheduled
+    /// A background push handed to the running app.
+    case handedToApp
+    /// A background push kept until the app runs.
+    case queued
+    /// Not shown: the app is not allowed to notify (APNs still accepts the request).
+    case unauthorized
+}
+
+extension NotificationStore {
+    /// The registration of an app for remote notifications, active or not.
+    public func pushRegistration(appID: String) throws -> PushRegistration? {
+        try decodedMetadata(PushRegistration.self, PushKeys.registration(appID))
+    }
+
+    /// The registration a device token was issued with, active or not.
+    public func pushRegistration(token: DeviceToken) throws -> PushRegistration? {
+        guard let appID = try metadata(PushKeys.tokenOwner(token)), !appID.isEmpty else { return nil }
+        return try decodedMetadata(PushRegistration.self, PushKeys.tokenRecord(token))
+    }
+
+    /// Registers an app for remote notifications: the active token it has, or a new random one.
+    ///
+    /// A token stays the same for an app in this store until the app unregisters; registering after that issues
+    /// a new one (the old token answers 410 `Unregistered` for ever).
+    /// - Parameters:
+    ///   - appID: The app.
+    ///   - date: Now.
+    ///   - bundleDirectory: The app's folder for `loc-key` strings and named sounds of its pushes; `nil` keeps
+    ///     the one recorded before.
+    public func registerForRemoteNotifications(
+        appID: String, at date: Date, bundleDirectory: String?
+    ) throws -> PushRegistration {
+        if var existing = try pushRegistration(appID: appID), existing.isActive {
+            if let bundleDirectory, existing.bundleDirectory != bundleDirectory {
+                existing.bundleDirectory = bundleDirectory
+                try save(existing)
+            }
+            return existing
+        }
+        var token = DeviceToken.random()
+        while try metadata(PushKeys.tokenOwner(token)).map({ !$0.isEmpty }) ?? false { token = DeviceToken.random() }
+        let registration = PushRegistration(
+            appID: appID, token: token, registeredAt: date, bundleDirectory: bundleDirectory)
+        try save(registration)
+        return registration
+    }
+
+    /// Unregisters an app: its token stops taking pushes, which answer 410 `Unregistered` with `date`.
+    /// - Returns: The registration as it is now, `nil` when the app never registered.
+    @discardableResult
+    public func unregisterForRemoteNotifications(appID: String, at date: Date) throws -> PushRegistration? {
+        guard var registration = try pushRegistration(appID: appID) else { return nil }
+        if registration.isActive {
+            registration.unregisteredAt = date
+            try save(registration)
+        }
+        return registration
+    }
+
+    /// The app a push to `token` goes to.
+    /// - Throws: ``APNsReason/badDeviceToken`` for a token this store never issued, ``APNsReason/unregistered``
+    ///   with the unregistration time for one whose app unregistered; `InternalServerError` when the store fails.
+    public func pushDestination(for token: DeviceToken) throws(APNsReason) -> PushRegistration {
+        let found: PushRegistration?
+        do { found = try pushRegistration(token: token) } catch {
+            throw APNsReason.internalServerError.with(detail: "the notification store failed: \(error)")
+        }
+        guard let registration = found else {
+            throw APNsReason.badDeviceToken.with(detail: "no app was issued the token \(token.hex)")
+        }
+        if let unregisteredAt = registration.unregisteredAt {
+            throw APNsReason.unregistered.with(timestamp: unregisteredAt)
+                .with(detail: "\(registration.appID) unregistered the token")
+        }
+        return registration
+    }
+
+    /// The background pushes waiting for an app (at most the newest one).
+    public func queuedBackgroundPushes(appID: String) throws -> [RemoteNotification] {
+        try decodedMetadata([RemoteNotification].self, PushKeys.backgroundQueue(appID)) ?? []
+    }
+
+    func setQueuedBackgroundPushes(_ pushes: [RemoteNotification], appID: String) throws {
+        let value = pushes.isEmpty ? "" : String(decoding: try JSONEncoder().encode(pushes), as: UTF8.self)
+        try setMetadata(PushKeys.backgroundQueue(appID), value)
+    }
+
+    private func save(_ registration: PushRegistration) throws {
+        let encoded = String(decoding: try JSONEncoder().encode(registration), as: UTF8.self)
+        try setMetadata(PushKeys.registration(registration.appID), encoded)
+        try setMetadata(PushKeys.tokenRecord(registration.token), encoded)
+        try setMetadata(PushKeys.tokenOwner(registration.token), registration.appID)
+    }
+
+    private func decodedMetadata<T: Decodable>(_ type: T.Type, _ key: String) throws -> T? {
+        guard let stored = try metadata(key), !stored.isEmpty else { return nil }
+        return try JSONDecoder().decode(T.self, from: Data(stored.utf8))
+    }
+}
+
+/// The metadata keys of push state.
+enum PushKeys {
+    static func registration(_ appID: String) -> String { "push.token.\(appID)" }
+    static func tokenRecord(_ token: DeviceToken) -> String { "push.registration.\(token.hex)" }
+    static func tokenOwner(_ token: DeviceToken) -> String { "push.app.\(token.hex)" }
+    static func backgroundQueue(_ appID: String) -> String { "push.background.\(appID)" }
+}
+
+/// The running apps' receivers, per engine (an actor extension cannot hold state of its own).
+final class RemoteReceiverRegistry: Sendable {
+    static let shared = RemoteReceiverRegistry()
+
+    private struct Entry {
+        weak var scheduler: NotificationScheduler?
+        var receivers: [String: any RemoteNotificationReceiver]
+    }
+
+    private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    func receiver(_ scheduler: NotificationScheduler, appID: String) -> (any RemoteNotificationReceiver)? {
+        entries.withLock { entries in
+            guard let entry = entries[ObjectIdentifier(scheduler)], entry.scheduler === scheduler else { return nil }
+            return entry.receivers[appID]
+        }
+    }
+
+    func set(_ receiver: (any RemoteNotificationReceiver)?, _ scheduler: NotificationScheduler, appID: String) {
+        entries.withLock { entries in
+            entries = entries.filter { $0.value.scheduler != nil }
+            let key = ObjectIdentifier(scheduler)
+            var entry = entries[key].flatMap { $0.scheduler === scheduler ? $0 : nil } ?? Entry(scheduler: scheduler, receivers: [:])
+            entry.receivers[appID] = receiver
+            entries[key] = entry
+        }
+    }
+}
+
+extension NotificationScheduler {
+    /// How many background pushes wait for an app that does not run: the newest only, as iOS coalesces them.
+    public static let queuedBackgroundPushLimit = 1
+
+    /// Registers the app for remote notifications and returns its device token (see
+    /// ``NotificationStore/registerForRemoteNotifications(appID:at:bundleDirectory:)``).
+    ///
+    /// ```swift
+    /// let token = try await scheduler.registerForRemoteNotifications(appID: "com.example.app").token
+    /// print(token.hex)   // 64 hex digits
+    /// ```
+    /// - Throws: ``EngineError`` with `storeFailure`.
+    public func registerForRemoteNotifications(appID: String, bundleDirectory: String? = nil) throws -> PushRegistration {
+        let now = clock.now
+        return try pushStoreCall { try store.registerForRemoteNotifications(appID: appID, at: now, bundleDirectory: bundleDirectory) }
+    }
+
+    /// Unregisters the app; pushes to its token answer 410 `Unregistered` from now on.
+    /// - Throws: ``EngineError`` with `storeFailure`.
+    @discardableResult
+    public func unregisterForRemoteNotifications(appID: String) throws -> PushRegistration? {
+        let now = clock.now
+        return try pushStoreCall { try store.unregisterForRemoteNotifications(appID: appID, at: now) }
+    }
+
+    /// Delivers a push now.
+    ///
+    /// - A push with something to show becomes a pending request with a push trigger, due at once, and goes the
+    ///   ordinary way: `willPresent` when the app runs, the presenter otherwise, the history, the delivered list.
+    ///   Its identifier is the collapse identifier when there is one, so it replaces a pending or delivered
+    ///   notification with the same one. An app that is denied gets nothing shown (recorded as `unauthorized`).
+    /// - A push with `content-available` also goes to the app's ``RemoteNotificationReceiver`` when it runs.
+    /// - A background push is not shown: handed to the running app's receiver, or kept (the newest only) until
+    ///   a receiver attaches, and the app is started by its launch command when it has one.
+    ///
+    /// ```swift
+    /// let payload = try APNsPayload.parse(body)
+    /// try await scheduler.deliverPush(RemoteNotification(payload: payload), appID: "com.example.app")
+    /// ```
+    /// - Parameters:
+    ///   - push: The push.
+    ///   - appID: The app it is for.
+    ///   - deliver: Whether to run one delivery pass before returning; pass `false` when another engine on the
+    ///     same store delivers.
+    /// - Returns: What happened.
+    /// - Throws: ``EngineError`` with `storeFailure`.
+    @discardableResult
+    public func deliverPush(_ push: RemoteNotification, appID: String, deliver: Bool = true) async throws
+        -> PushDeliveryOutcome
+    {
+        let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
+        if push.isBackground {
+            if let receiver, await receiver.didReceiveRemoteNotification(push) { return .handedToApp }
+            let queued = try pushStoreCall { try store.queuedBackgroundPushes(appID: appID) }
+            let kept = Array((queued + [push]).suffix(Self.queuedBackgroundPushLimit))
+            try pushStoreCall { try store.setQueuedBackgroundPushes(kept, appID: appID) }
+            logger.debug("kept a background push until the app runs", metadata: ["app": "\(appID)"])
+            if receiver == nil, let launcher { await launcher.launch(appID: appID) }
+            return .queued
+        }
+        let now = clock.now
+        let state = try appState(appID: appID)
+        guard state.authorization != .denied else {
+            let entry = HistoryEntry(
+                appID: appID, requestIdentifier: push.identifier, title: push.content.title, dueDate: now, actedAt: now,
+                presenter: "none", presentation: [], outcome: .unauthorized, detail: "remote notification")
+            try pushStoreCall { try store.appendHistory(entry) }
+            return .unauthorized
+        }
+        let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
+        let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: now)
+        // No pending cap: a push is due at once and never waits behind local requests.
+        _ = try pushStoreCall { try store.insertPending(request, cap: nil, at: now) }
+        storeDidChange()
+        if deliver { await deliverDue() }
+        if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
+        return .scheduled
+    }
+
+    /// Registers the running app's receiver of remote notifications and hands it the background push that
+    /// waited for it.
+    public func attachRemoteReceiver(_ receiver: any RemoteNotificationReceiver, appID: String) async {
+        RemoteReceiverRegistry.shared.set(receiver, self, appID: appID)
+        let queued = (try? store.queuedBackgroundPushes(appID: appID)) ?? []
+        var left = queued
+        for push in queued {
+            guard await receiver.didReceiveRemoteNotification(push) else { break }
+            left.removeFirst()
+        }
+        if left.count != queued.count {
+            do { try store.setQueuedBackgroundPushes(left, appID: appID) } catch {
+                logger.error("could not forget handed-over background pushes: \(error)")
+            }
+        }
+    }
+
+    /// Unregisters the app's receiver; background pushes wait in the store again.
+    public func detachRemoteReceiver(appID: String) {
+        RemoteReceiverRegistry.shared.set(nil, self, appID: appID)
+    }
+
+    private func pushStoreCall<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import NotificationEngine
+import NotificationModel
+
+/// The provider API without the transport: takes an ``APNsRequest``, answers an ``APNsResponse``, and hands
+/// accepted pushes to the engine. The HTTP/2 endpoint is a thin layer over ``handle(_:)``.
+///
+/// ```swift
+/// let gateway = PushGateway(scheduler: scheduler)
+/// let response = await gateway.handle(APNsRequest(path: "/3/device/\(hex)", body: body))
+/// // response.status, response.headers, response.body go back on the stream
+/// ```
+///
+/// Authentication (`authorization: bearer …`, client certificates) is not checked: the endpoint listens for
+/// the local user only. A request is answered after the engine made the notification due (and, with
+/// ``deliversImmediately``, delivered it).
+public struct PushGateway: Sendable {
+    /// The engine pushes go to.
+    public let scheduler: NotificationScheduler
+    /// Whether ``handle(_:)`` runs a delivery pass itself; `false` when another engine (the daemon's loop, woken
+    /// by the store change) delivers.
+    public var deliversImmediately: Bool
+    private let logger: Logger
+
+    /// Creates a gateway.
+    public init(
+        scheduler: NotificationScheduler, deliversImmediately: Bool = true,
+        logger: Logger = Logger(label: "OpenUserNotifications.push")
+    ) {
+        self.scheduler = scheduler
+        self.deliversImmediately = deliversImmediately
+        self.logger = logger
+    }
+
+    /// Answers one provider request.
+    ///
+    /// Validation (``APNsRequest/validate()``), then the token: `BadDeviceToken` for a token never issued,
+    /// `Unregistered` (410, with the time) for one whose app unregistered, `DeviceTokenNotForTopic` when
+    /// `apns-topic` names another app. Then the push is delivered (``NotificationScheduler/deliverPush(_:appID:deliver:)``).
+    /// Store failures answer `InternalServerError`.
+    public func handle(_ request: APNsRequest) async -> APNsResponse {
+        let fallbackID = Self.requestedID(request) ?? UUID().uuidString.lowercased()
+        let push: ValidatedPush
+        do throws(APNsReason) { push = try request.validate() } catch {
+            return APNsResponse(reason: error, apnsID: fallbackID)
+        }
+        do {
+            let outcome = try await deliver(push)
+            logger.debug("took a push", metadata: ["apns-id": "\(push.apnsID)", "outcome": "\(outcome.rawValue)"])
+            return .success(apnsID: push.apnsID)
+        } catch let reason as APNsReason {
+            return APNsResponse(reason: reason, apnsID: push.apnsID)
+        } catch {
+            logger.error("could not deliver a push: \(error)")
+            return APNsResponse(reason: APNsReason.internalServerError.with(detail: "\(error)"), apnsID: push.apnsID)
+        }
+    }
+
+    /// Delivers a validated push to the app its token belongs to.
+    /// - Throws: ``APNsReason`` for token problems; ``EngineError`` when the store fails.
+    @discardableResult
+    public func deliver(_ push: ValidatedPush) async throws -> PushDeliveryOutcome {
+        let registration = try scheduler.store.pushDestination(for: push.token)
+        guard push.topicMatches(appID: registration.appID) else {
+            throw APNsReason.deviceTokenNotForTopic.with(detail: "the token belongs to \(registration.appID)")
+        }
+        let notification = RemoteNotification(
+            payload: push.payload, apnsID: push.apnsID, collapseIdentifier: push.collapseIdentifier,
+            pushType: push.pushType, bundleDirectory: registration.bundleDirectory)
+        return try await scheduler.deliverPush(notification, appID: registration.appID, deliver: deliversImmediately)
+    }
+
+    /// The request's own `apns-id` when it is a valid one, for the header of an error answer.
+    private static func requestedID(_ request: APNsRequest) -> String? {
+        let given = request.headers.filter { $0.name.lowercased() == "apns-id" }
+        guard given.count == 1, APNsRequest.isCanonicalUUID(given[0].value) else { return nil }
+        return given[0].value.lowercased()
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationPush
+import OpenUserNotificationsTesting
+import Testing
+
+@Suite("Provider requests")
+struct GatewayTests {
+    static let body = Data(#"{"aps":{"alert":"Hi"}}"#.utf8)
+
+    @Test(
+        "every error case answers as APNs would",
+        arguments: [
+            (APNsRequest(method: "GET", path: "/3/device/T", body: body), APNsReason.methodNotAllowed),
+            (APNsRequest(path: "/2/device/T", body: body), .badPath),
+            (APNsRequest(path: "/3/device/", body: body), .missingDeviceToken),
+            (APNsRequest(path: "/3/device/1234", body: body), .badDeviceToken),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-topic", "a"), ("APNS-Topic", "b")], body: body), .duplicateHeaders),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-id", "42")], body: body), .badMessageId),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-push-type", "fax")], body: body), .invalidPushType),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-priority", "7")], body: body), .badPriority),
+            (
+                APNsRequest(path: "/3/device/T", headers: [("apns-push-type", "background"), ("apns-priority", "10")], body: body),
+                .badPriority
+            ),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-expiration", "soon")], body: body), .badExpirationDate),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-topic", "")], body: body), .badTopic),
+            (
+                APNsRequest(path: "/3/device/T", headers: [("apns-collapse-id", String(repeating: "x", count: 65))], body: body),
+                .badCollapseId
+            ),
+            (APNsRequest(path: "/3/device/T", body: Data()), .payloadEmpty),
+            (APNsRequest(path: "/3/device/T", body: Data("{".utf8)), .payloadEmpty),
+            (APNsRequest(path: "/3/device/T", body: Data(repeating: 32, count: 4097)), .payloadTooLarge),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-topic", "com.example.other")], body: body), .deviceTokenNotForTopic),
+            (APNsRequest(path: "/3/device/U", body: body), .badDeviceToken),
+        ] as [(APNsRequest, APNsReason)])
+    func errors(request: APNsRequest, expected: APNsReason) async throws {
+        let system = try makeSystem()
+        let token = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.gw").token
+        var request = request
+        request.path = request.path.replacingOccurrences(of: "device/T", with: "device/\(token.hex)")
+            .replacingOccurrences(of: "device/U", with: "device/\(DeviceToken.random().hex)")
+        let response = await PushGateway(scheduler: system.scheduler).handle(request)
+        #expect(response.reason == expected)
+        #expect(response.status == expected.status)
+        let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(json["reason"] as? String == expected.reason)
+        #expect(response.headers.first?.name == "apns-id")
+        #expect(system.presenter.presentations.isEmpty)
+    }
+
+    @Test("a valid request answers 200 with its apns-id and delivers; VoIP topics and payloads up to 5120 bytes")
+    func success() async throws {
+        let system = try makeSystem()
+        _ = try await system.center(for: "com.example.gw")
+        let token = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.gw").token
+        let gateway = PushGateway(scheduler: system.scheduler)
+        let id = "123E4567-E89B-12D3-A456-426614174000"
+        let response = await gateway.handle(
+            APNsRequest(
+                path: "/3/device/\(token.hex)",
+                headers: [("apns-id", id), ("apns-topic", "com.example.gw"), ("apns-push-type", "alert"), ("apns-priority", "10")],
+                body: Self.body))
+        #expect(response.status == 200 && response.body.isEmpty)
+        #expect(response.apnsID == id.lowercased())
+        #expect(system.presenter.presentations.map(\.body) == ["Hi"])
+
+        let pad = String(repeating: "v", count: 5000)
+        let voip = await gateway.handle(
+            APNsRequest(
+                path: "/3/device/\(token.hex)", headers: [("apns-topic", "com.example.gw.voip"), ("apns-push-type", "voip")],
+                body: Data(#"{"aps":{"alert":"Call"},"pad":"\#(pad)"}"#.utf8)))
+        #expect(voip.status == 200)
+        let tooBig = await gateway.handle(
+            APNsRequest(path: "/3/device/\(token.hex)", body: Data(#"{"aps":{"alert":"Call"},"pad":"\#(pad)"}"#.utf8)))
+        #expect(tooBig.reason == .payloadTooLarge && tooBig.status == 413)
+    }
+
+    @Test("an unregistered token answers 410 Unregistered with the time in milliseconds")
+    func unregistered() async throws {
+        let system = try makeSystem()
+        let token = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.gw").token
+        try await system.scheduler.unregisterForRemoteNotifications(appID: "com.example.gw")
+        let response = await PushGateway(scheduler: system.scheduler).handle(APNsRequest(path: "/3/device/\(token.hex)", body: Self.body))
+        #expect(response.status == 410)
+        let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+        #expect(json["reason"] as? String == "Unregistered")
+        #expect((json["timestamp"] as? NSNumber)?.int64Value == Int64(system.clock.now.timeIntervalSince1970 * 1000))
+    }
+
+    @Test("a background push through the gateway is not shown")
+    func backgroundThroughGateway() async throws {
+        let system = try makeSystem()
+        _ = try await system.center(for: "com.example.gw")
+        let token = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.gw").token
+        let response = await PushGateway(scheduler: system.scheduler).handle(
+            APNsRequest(
+                path: "/3/device/\(token.hex)", headers: [("apns-push-type", "background"), ("apns-priority", "5")],
+                body: Data(Fixtures.backgroundRefresh.utf8)))
+        #expect(response.status == 200)
+        #expect(system.presenter.presentations.isEmpty)
+        #expect(try system.scheduler.store.queuedBackgroundPushes(appID: "com.example.gw").count == 1)
+    }
+}
