@@ -196,9 +196,12 @@ public struct QueuedResponse: Sendable, Hashable {
 
 /// A pending location request and where the device was relative to its region at the last deciding fix.
 public struct LocationRequestState: Sendable, Hashable {
+    /// The pending request (its trigger is a location trigger).
     public var request: PendingRequest
+    /// Inside, outside, or unknown until a fix decides.
     public var state: RegionState
 
+    /// Creates a value.
     public init(request: PendingRequest, state: RegionState) {
         self.request = request
         self.state = state
@@ -209,10 +212,12 @@ public struct LocationRequestState: Sendable, Hashable {
 public struct RegionStateUpdate: Sendable, Hashable {
     /// The request's revision (``PendingRequest/revision``).
     public var revision: Int64
+    /// The state after the fix.
     public var state: RegionState
     /// When set, the request is due at this instant (its crossing notifies).
     public var dueAt: Date?
 
+    /// Creates an update.
     public init(revision: Int64, state: RegionState, dueAt: Date? = nil) {
         self.revision = revision
         self.state = state

@@ -28,7 +28,8 @@ public struct LocationTrack: Sendable, Hashable {
         do { text = try String(contentsOf: url, encoding: .utf8) } catch {
             throw LocationTrackError("cannot read \(url.path): \(error.localizedDescription)")
         }
-        let isGPX = url.pathExtension.lowercased() == "gpx"
+        let isGPX =
+            url.pathExtension.lowercased() == "gpx"
             || text.drop(while: \.isWhitespace).hasPrefix("<")
         self = isGPX ? try LocationTrack(gpx: text) : try LocationTrack(csv: text)
     }
@@ -39,7 +40,8 @@ public struct LocationTrack: Sendable, Hashable {
     public init(csv text: String) throws {
         var fixes: [LocationFix] = []
         var skippedHeader = false
-        for (offset, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (offset, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated()
+        {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
@@ -52,7 +54,8 @@ public struct LocationTrack: Sendable, Hashable {
                     skippedHeader = true  // the first line, naming the columns
                     continue
                 }
-                throw LocationTrackError("line \(offset + 1): expected timestamp,latitude,longitude[,accuracy]: '\(line)'")
+                throw LocationTrackError(
+                    "line \(offset + 1): expected timestamp,latitude,longitude[,accuracy]: '\(line)'")
             }
             var accuracy = 0.0
             if fields.count == 4, !fields[3].isEmpty {
@@ -61,7 +64,8 @@ public struct LocationTrack: Sendable, Hashable {
                 }
                 accuracy = value
             }
-            fixes.append(LocationFix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: time))
+            fixes.append(
+                LocationFix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: time))
         }
         self.init(fixes: fixes)
     }
@@ -74,21 +78,26 @@ public struct LocationTrack: Sendable, Hashable {
         var rest = text[...]
         while let open = Self.nextPoint(in: rest) {
             let afterName = rest[open.upperBound...]
-            guard let tagEnd = afterName.firstIndex(of: ">") else { throw LocationTrackError("unterminated <\(open.name)>") }
+            guard let tagEnd = afterName.firstIndex(of: ">") else {
+                throw LocationTrackError("unterminated <\(open.name)>")
+            }
             let attributes = afterName[..<tagEnd]
             let selfClosing = attributes.hasSuffix("/")
             var body = Substring()
             rest = afterName[afterName.index(after: tagEnd)...]
             if !selfClosing {
                 let close = "</\(open.name)>"
-                guard let end = rest.range(of: close) else { throw LocationTrackError("<\(open.name)> without \(close)") }
+                guard let end = rest.range(of: close) else {
+                    throw LocationTrackError("<\(open.name)> without \(close)")
+                }
                 body = rest[..<end.lowerBound]
                 rest = rest[end.upperBound...]
             }
             guard let latitude = Self.attribute("lat", in: attributes).flatMap(Double.init),
                 let longitude = Self.attribute("lon", in: attributes).flatMap(Double.init)
             else {
-                throw LocationTrackError("point \(fixes.count + 1): <\(open.name)> needs numeric lat and lon attributes")
+                throw LocationTrackError(
+                    "point \(fixes.count + 1): <\(open.name)> needs numeric lat and lon attributes")
             }
             let time: Date
             if let text = Self.element("time", in: body) {
@@ -125,15 +134,22 @@ public struct LocationTrack: Sendable, Hashable {
     private static func attribute(_ name: String, in attributes: Substring) -> String? {
         var search = attributes[...]
         while let range = search.range(of: name) {
-            let before = range.lowerBound == attributes.startIndex ? " " : attributes[attributes.index(before: range.lowerBound)]
+            let before =
+                range.lowerBound == attributes.startIndex ? " " : attributes[attributes.index(before: range.lowerBound)]
             var cursor = range.upperBound
             search = attributes[range.upperBound...]
             guard before.isWhitespace else { continue }
-            while cursor < attributes.endIndex, attributes[cursor].isWhitespace { cursor = attributes.index(after: cursor) }
+            while cursor < attributes.endIndex, attributes[cursor].isWhitespace {
+                cursor = attributes.index(after: cursor)
+            }
             guard cursor < attributes.endIndex, attributes[cursor] == "=" else { continue }
             cursor = attributes.index(after: cursor)
-            while cursor < attributes.endIndex, attributes[cursor].isWhitespace { cursor = attributes.index(after: cursor) }
-            guard cursor < attributes.endIndex, attributes[cursor] == "\"" || attributes[cursor] == "'" else { continue }
+            while cursor < attributes.endIndex, attributes[cursor].isWhitespace {
+                cursor = attributes.index(after: cursor)
+            }
+            guard cursor < attributes.endIndex, attributes[cursor] == "\"" || attributes[cursor] == "'" else {
+                continue
+            }
             let quote = attributes[cursor]
             let start = attributes.index(after: cursor)
             guard let end = attributes[start...].firstIndex(of: quote) else { return nil }
@@ -144,7 +160,8 @@ public struct LocationTrack: Sendable, Hashable {
 
     /// The text of the first `<name>…</name>` in a point's body.
     private static func element(_ name: String, in body: Substring) -> String? {
-        guard let open = body.range(of: "<\(name)>"), let close = body[open.upperBound...].range(of: "</\(name)>") else {
+        guard let open = body.range(of: "<\(name)>"), let close = body[open.upperBound...].range(of: "</\(name)>")
+        else {
             return nil
         }
         return body[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)

@@ -27,7 +27,8 @@ private func fix(_ system: NotificationTestSystem, _ distance: Double, from cent
 {
     let point = GreatCircle.destination(
         fromLatitude: center.latitude, longitude: center.longitude, distance: distance, bearing: 90)
-    return LocationFix(latitude: point.latitude, longitude: point.longitude, horizontalAccuracy: 5, timestamp: system.clock.now)
+    return LocationFix(
+        latitude: point.latitude, longitude: point.longitude, horizontalAccuracy: 5, timestamp: system.clock.now)
 }
 
 /// Reports fixes at the given distances, a second apart, and returns the events of each.
@@ -45,7 +46,9 @@ private func move(
 
 @Suite("Location triggers")
 struct LocationTriggerTests {
-    @Test("entering fires a non-repeating trigger once, and it leaves the pending list", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "entering fires a non-repeating trigger once, and it leaves the pending list",
+        arguments: NotificationTestSystem.Mode.allCases)
     func entryOnce(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
@@ -73,7 +76,9 @@ struct LocationTriggerTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("a repeating trigger fires on every qualifying crossing and stays pending", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "a repeating trigger fires on every qualifying crossing and stays pending",
+        arguments: NotificationTestSystem.Mode.allCases)
     func repeating(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
@@ -88,7 +93,9 @@ struct LocationTriggerTests {
         #expect(try await system.history(app: app).count == 6)
     }
 
-    @Test("the first fix inside does not fire a trigger added while the location was unknown", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "the first fix inside does not fire a trigger added while the location was unknown",
+        arguments: NotificationTestSystem.Mode.allCases)
     func firstFixInside(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
@@ -99,7 +106,9 @@ struct LocationTriggerTests {
         #expect(system.presenter.presentations.map(\.identifier) == ["home"], "leaving is a crossing")
     }
 
-    @Test("a trigger added while the last fix was outside fires on the first fix inside", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "a trigger added while the last fix was outside fires on the first fix inside",
+        arguments: NotificationTestSystem.Mode.allCases)
     func knownOutsideBeforeAdd(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)
@@ -130,7 +139,9 @@ struct LocationTriggerTests {
         #expect(system.presenter.presentations.map(\.identifier) == ["edge"])
     }
 
-    @Test("apps are isolated: a fix fires each app's own requests, in its own name", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "apps are isolated: a fix fires each app's own requests, in its own name",
+        arguments: NotificationTestSystem.Mode.allCases)
     func appsIsolated(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)
         let first = try await system.center(for: "com.example.first")
@@ -149,7 +160,9 @@ struct LocationTriggerTests {
         #expect(try await system.history(app: "com.example.first").count == 1)
     }
 
-    @Test("the app's delegate decides how a location notification is presented", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "the app's delegate decides how a location notification is presented",
+        arguments: NotificationTestSystem.Mode.allCases)
     func delegateWillPresent(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)
         let center = try await system.center(for: app)

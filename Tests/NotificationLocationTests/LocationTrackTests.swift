@@ -69,11 +69,13 @@ struct LocationTrackTests {
     @Test("a replay waits the recorded gaps divided by the speed, through the injected sleep")
     func replayPacing() async throws {
         let start = Date(timeIntervalSince1970: 0)
-        let track = LocationTrack(fixes: [0, 10, 10, 40].map {
-            LocationFix(latitude: 0, longitude: 0, timestamp: start.addingTimeInterval($0))
-        })
+        let track = LocationTrack(
+            fixes: [0, 10, 10, 40].map {
+                LocationFix(latitude: 0, longitude: 0, timestamp: start.addingTimeInterval($0))
+            })
         let slept = Mutex<[Duration]>([])
-        let replay = ReplayLocationSource(track: track, speed: 10) { duration in slept.withLock { $0.append(duration) } }
+        let replay = ReplayLocationSource(track: track, speed: 10) { duration in slept.withLock { $0.append(duration) }
+        }
         var count = 0
         for try await _ in replay.fixes() { count += 1 }
         #expect(count == 4)

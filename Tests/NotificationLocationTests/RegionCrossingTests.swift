@@ -5,11 +5,13 @@ import Testing
 
 @Suite("region crossings")
 struct RegionCrossingTests {
-    @Test("the hysteresis band", arguments: [
-        // (radius, accuracy, band)
-        (50.0, 0.0, 10.0), (100.0, 0.0, 10.0), (500.0, 0.0, 50.0), (5_000.0, 0.0, 200.0), (50_000.0, 0.0, 200.0),
-        (100.0, 30.0, 30.0), (1_000.0, 500.0, 200.0), (12.0, 0.0, 6.0), (50.0, 80.0, 25.0),
-    ])
+    @Test(
+        "the hysteresis band",
+        arguments: [
+            // (radius, accuracy, band)
+            (50.0, 0.0, 10.0), (100.0, 0.0, 10.0), (500.0, 0.0, 50.0), (5_000.0, 0.0, 200.0), (50_000.0, 0.0, 200.0),
+            (100.0, 30.0, 30.0), (1_000.0, 500.0, 200.0), (12.0, 0.0, 6.0), (50.0, 80.0, 25.0),
+        ])
     func band(_ data: (Double, Double, Double)) {
         #expect(RegionCrossing.band(radius: data.0, accuracy: data.1) == data.2)
     }
@@ -17,7 +19,8 @@ struct RegionCrossingTests {
     @Test("in and out again at different radii", arguments: [50.0, 500.0, 5_000.0, 50_000.0])
     func radii(_ radius: Double) {
         let region = RegionSpec(identifier: "r", latitude: 48.8566, longitude: 2.3522, radius: radius)
-        let fixes = TrackBuilder.radial(region, distances: [3, 2, 1.5, 1.0, 0.5, 0, 0.5, 1.0, 1.5, 3].map { $0 * radius })
+        let fixes = TrackBuilder.radial(
+            region, distances: [3, 2, 1.5, 1.0, 0.5, 0, 0.5, 1.0, 1.5, 3].map { $0 * radius })
         let crossings = TrackBuilder.crossings(region, fixes)
         #expect(crossings.map(\.0) == [.entry, .exit])
         #expect(crossings.map(\.1) == [4, 8])  // first fix ≤ r − band, first fix ≥ r + band
@@ -29,7 +32,9 @@ struct RegionCrossingTests {
         #expect(TrackBuilder.crossings(region, TrackBuilder.radial(region, distances: [100, 45, 55, 45])).isEmpty)
         #expect(TrackBuilder.crossings(region, TrackBuilder.radial(region, distances: [100, 45, 39])).map(\.1) == [2])
         #expect(
-            TrackBuilder.crossings(region, TrackBuilder.radial(region, distances: [100, 39, 59, 61])).map(\.0) == [.entry, .exit])
+            TrackBuilder.crossings(region, TrackBuilder.radial(region, distances: [100, 39, 59, 61])).map(\.0) == [
+                .entry, .exit,
+            ])
     }
 
     @Test("jitter of ±5 m at the edge crosses once, not at every swing")
@@ -107,9 +112,11 @@ struct RegionCrossingTests {
 
     @Test("notifyOnEntry and notifyOnExit choose the crossings that notify")
     func flags() {
-        let entryOnly = RegionSpec(identifier: "e", latitude: 0, longitude: 0, radius: 100, notifyOnEntry: true, notifyOnExit: false)
+        let entryOnly = RegionSpec(
+            identifier: "e", latitude: 0, longitude: 0, radius: 100, notifyOnEntry: true, notifyOnExit: false)
         #expect(RegionCrossing.notifies(.entry, entryOnly) && !RegionCrossing.notifies(.exit, entryOnly))
-        let exitOnly = RegionSpec(identifier: "x", latitude: 0, longitude: 0, radius: 100, notifyOnEntry: false, notifyOnExit: true)
+        let exitOnly = RegionSpec(
+            identifier: "x", latitude: 0, longitude: 0, radius: 100, notifyOnEntry: false, notifyOnExit: true)
         #expect(!RegionCrossing.notifies(.entry, exitOnly) && RegionCrossing.notifies(.exit, exitOnly))
     }
 

@@ -7,8 +7,14 @@ private let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
 /// The two requests of the demo: entering and leaving a 150 m circle around the tower.
 private let towerRequests = [
-    ["add", "--region", "48.8584,2.2945,150", "--region-id", "tower", "--on-entry", "--title", "At the tower", "--id", "arrive"],
-    ["add", "--region", "48.8584,2.2945,150", "--region-id", "tower", "--on-exit", "--title", "Left the tower", "--id", "leave"],
+    [
+        "add", "--region", "48.8584,2.2945,150", "--region-id", "tower", "--on-entry", "--title", "At the tower",
+        "--id", "arrive",
+    ],
+    [
+        "add", "--region", "48.8584,2.2945,150", "--region-id", "tower", "--on-exit", "--title", "Left the tower",
+        "--id", "leave",
+    ],
 ]
 
 /// The text between the line of fix `number` and the next fix line.
@@ -30,7 +36,8 @@ struct LocationEndToEndTests {
         let listed = try await runToEnd(["list"], environment: environment)
         #expect(listed.contains("region tower"))
         let output = try await runToEnd(
-            ["location", "replay", examples.appendingPathComponent("walk.gpx").path, "--speed", "0"], environment: environment)
+            ["location", "replay", examples.appendingPathComponent("walk.gpx").path, "--speed", "0"],
+            environment: environment)
         #expect(afterFix(11, in: output).contains("│ At the tower"), "\(output)")
         #expect(afterFix(11, in: output).contains("entered tower (local.unotify/arrive"))
         #expect(afterFix(17, in: output).contains("│ Left the tower"), "\(output)")
@@ -48,9 +55,12 @@ struct LocationEndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_PRESENTER": "terminal"]
         _ = try await runToEnd(
-            ["add", "--region", "-33.8568,151.2153,200", "--repeats", "--title", "Opera", "--id", "opera"], environment: environment)
+            ["add", "--region", "-33.8568,151.2153,200", "--repeats", "--title", "Opera", "--id", "opera"],
+            environment: environment)
         // Known outside first (a new process each time: the region's state is in the store, the fix is not).
-        #expect(try await runToEnd(["location", "set", "-33.87", "151.2153"], environment: environment).contains("no region crossed"))
+        #expect(
+            try await runToEnd(["location", "set", "-33.87", "151.2153"], environment: environment).contains(
+                "no region crossed"))
         let entered = try await runToEnd(["location", "set", "-33.8568,151.2155"], environment: environment)
         #expect(entered.contains("entered region") && entered.contains("│ Opera"), "\(entered)")
         let left = try await runToEnd(["location", "set", "--", "-33.87", "151.2153"], environment: environment)
@@ -70,7 +80,8 @@ struct LocationEndToEndTests {
         let environment = daemon.environment.merging(["OPENUN_MODE": "daemon"]) { $1 }
         for request in towerRequests { _ = try await runToEnd(request, environment: environment) }
         let output = try await runToEnd(
-            ["location", "replay", examples.appendingPathComponent("walk.csv").path, "--speed", "100"], environment: environment)
+            ["location", "replay", examples.appendingPathComponent("walk.csv").path, "--speed", "100"],
+            environment: environment)
         #expect(afterFix(11, in: output).contains("entered tower (local.unotify/arrive"), "\(output)")
         #expect(afterFix(17, in: output).contains("left tower (local.unotify/leave"), "\(output)")
         #expect(!output.contains("│ At the tower"), "the daemon delivers, not the client")

@@ -22,7 +22,9 @@ struct LocationReplay: AsyncParsableCommand {
         try await reportingErrors {
             guard speed >= 0, !speed.isNaN else { throw ValidationError("--speed must be 0 or more") }
             let track: LocationTrack
-            do { track = try LocationTrack(contentsOf: URL(fileURLWithPath: file)) } catch let error as LocationTrackError {
+            do { track = try LocationTrack(contentsOf: URL(fileURLWithPath: file)) } catch let error
+                as LocationTrackError
+            {
                 throw CLIError("\(file): \(error.message)")
             }
             guard !track.fixes.isEmpty else { throw CLIError("\(file): no fixes in the track") }

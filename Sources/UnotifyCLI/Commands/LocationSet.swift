@@ -21,7 +21,8 @@ struct LocationSet: AsyncParsableCommand {
             let numbers = coordinates.filter { $0 != "--" }.flatMap { $0.split(separator: ",") }.map { Double($0) }
             guard numbers.count == 2, let latitude = numbers[0], let longitude = numbers[1] else {
                 throw ValidationError(
-                    "give a latitude and a longitude in degrees, e.g. `unotify location set 48.8584 2.2945` (got \(coordinates))")
+                    "give a latitude and a longitude in degrees, e.g. `unotify location set 48.8584 2.2945` (got \(coordinates))"
+                )
             }
             guard abs(latitude) <= 90, abs(longitude) <= 180 else {
                 throw ValidationError("the latitude must be within ±90 and the longitude within ±180")
@@ -30,7 +31,8 @@ struct LocationSet: AsyncParsableCommand {
                 throw ValidationError("--accuracy must be between 0 and \(Int(LocationFix.worstUsableAccuracy)) metres")
             }
             let reporter = try await LocationReporter(CLIContext(global))
-            let fix = LocationFix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: Date())
+            let fix = LocationFix(
+                latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: Date())
             let events = try await reporter.report(fix)
             if global.json {
                 try CLIOutput.printJSON(events.map(LocationReporter.json))
