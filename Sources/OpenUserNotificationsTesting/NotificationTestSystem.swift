@@ -37,6 +37,8 @@ public final class NotificationTestSystem: Sendable {
     public let scheduler: NotificationScheduler
     public let configuration: OpenUserNotificationsConfiguration
     private let daemon: (daemon: NotificationDaemon, task: Task<Void, any Error>, backend: DaemonBackend, folder: URL)?
+    /// The attachment data store this system made for itself (none was configured), removed with it.
+    private let attachmentFolder: URL?
 
     /// Creates a system.
     ///
@@ -57,6 +59,16 @@ public final class NotificationTestSystem: Sendable {
         self.mode = mode
         clock = ManualNotificationClock(now: now, timeZone: timeZone)
         presenter = RecordingPresenter(forwardingTo: realPresenter)
+        var configuration = configuration
+        if configuration.attachmentStorePath == nil {
+            // Tests never write into the person's data directory.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "unotify-test-attachments-\(UUID().uuidString.prefix(8))")
+            configuration.attachmentStorePath = folder.path
+            attachmentFolder = folder
+        } else {
+            attachmentFolder = nil
+        }
         self.configuration = configuration
         let store: any NotificationStore =
             if let storePath { try SQLiteNotificationStore(path: storePath) } else { try SQLiteNotificationStore() }
@@ -85,6 +97,7 @@ public final class NotificationTestSystem: Sendable {
             daemon.task.cancel()
             try? FileManager.default.removeItem(at: daemon.folder)
         }
+        if let attachmentFolder { try? FileManager.default.removeItem(at: attachmentFolder) }
     }
 
     /// Creates a second system over the same store and clock, as a process restart does.
@@ -95,6 +108,7 @@ public final class NotificationTestSystem: Sendable {
     private init(restartingFrom other: NotificationTestSystem) {
         mode = .embedded
         daemon = nil
+        attachmentFolder = nil
         clock = other.clock
         presenter = other.presenter
         configuration = other.configuration

@@ -470,7 +470,9 @@ struct Seed001UserNotificationsOverviewTests {
         let documents = folder.appendingPathComponent("Documents")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
         let served = folder.appendingPathComponent("HNCK8461.png")  // stands in for the image on the server
-        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: served)
+        // A complete 1×1 PNG: attachments are checked for corrupt images at `add`, as Apple does.
+        let onePixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+        try #require(Data(base64Encoded: onePixel)).write(to: served)
 
         let request = try remoteRequest(image: served.absoluteString)
         let service = Seed001.NotificationService(documentsDirectoryPath: documents.path, log: log.record)
