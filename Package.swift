@@ -45,7 +45,7 @@ let package = Package(
             dependencies: ["NotificationEngine", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The versioned messages between apps and the daemon (JSON lines).
-        .target(name: "NotificationWire", dependencies: ["NotificationModel"]),
+        .target(name: "NotificationWire", dependencies: ["NotificationModel", "NotificationLocation"]),
         // Newline framing on SwiftNIO channels, shared by the daemon and its clients.
         .target(
             name: "NotificationSocket",

@@ -1,5 +1,6 @@
 import Foundation
 import NotificationEngine
+import NotificationLocation
 import NotificationModel
 import NotificationWire
 import Synchronization
@@ -115,6 +116,19 @@ public final class DaemonBackend: NotificationBackend {
 
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         _ = try await call(appID, .setLaunchCommand(command))
+    }
+
+    /// Hands a location fix to the daemon, which evaluates every app's location triggers and delivers what fires.
+    ///
+    /// - Returns: The crossings of `appID`'s requests.
+    public func locationDidChange(_ fix: LocationFix, appID: String) async throws -> [NotificationScheduler.LocationEvent] {
+        let reply = try await call(appID, .locationDidChange(fix))
+        guard case .locationEvents(let reports) = reply else { throw unexpected(reply) }
+        return reports.map {
+            NotificationScheduler.LocationEvent(
+                appID: appID, requestIdentifier: $0.requestIdentifier, regionIdentifier: $0.regionIdentifier,
+                crossing: $0.crossing, distance: $0.distance, fires: $0.fires)
+        }
     }
 
     /// The daemon's state.

@@ -310,6 +310,15 @@ public actor NotificationDaemon {
             try await scheduler.setLaunchCommand(command, appID: app)
             return .done
         case .status: return .status(try await status())
+        case .locationDidChange(let fix):
+            // Location is the device's: every app's regions are evaluated; the caller hears of its own only.
+            let events = try await scheduler.locationDidChange(fix, deliver: true)
+            return .locationEvents(
+                events.filter { $0.appID == app }.map {
+                    LocationEventReport(
+                        requestIdentifier: $0.requestIdentifier, regionIdentifier: $0.regionIdentifier,
+                        crossing: $0.crossing, distance: $0.distance, fires: $0.fires)
+                })
         }
     }
 

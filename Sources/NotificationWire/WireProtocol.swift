@@ -1,4 +1,5 @@
 import Foundation
+import NotificationLocation
 import NotificationModel
 
 /// The protocol between apps (and `unotify`) and the per-user daemon `unotifyd`: one JSON object per line over a
@@ -107,6 +108,8 @@ public enum WireRequest: Codable, Sendable, Hashable {
     /// The command the daemon runs to hand the app a response while it is not running; `nil` removes it.
     case setLaunchCommand([String]?)
     case status
+    /// A location fix for location triggers (from `unotify location`): the daemon evaluates every app's regions.
+    case locationDidChange(LocationFix)
 }
 
 /// A successful reply.
@@ -120,6 +123,8 @@ public enum WireReply: Codable, Sendable, Hashable {
     case history([HistoryEntry])
     case responded(routed: Bool)
     case status(DaemonStatus)
+    /// The region crossings a fix caused, of the calling app's requests only.
+    case locationEvents([LocationEventReport])
 }
 
 /// A failed request or a refused connection.
@@ -197,4 +202,23 @@ public func defaultDaemonSocketPath(environment: [String: String], userID: UInt3
         return runtime + "/openusernotifications/unotifyd.sock"
     }
     return "/tmp/openusernotifications-\(userID)/unotifyd.sock"
+}
+
+/// One region crossing a location fix caused, as the daemon reports it to the app whose request it is.
+public struct LocationEventReport: Codable, Sendable, Hashable {
+    public var requestIdentifier: String
+    public var regionIdentifier: String
+    public var crossing: RegionCrossing.Kind
+    /// The distance from the region's center, in metres.
+    public var distance: Double
+    /// Whether the region notifies on this crossing, so the request fires.
+    public var fires: Bool
+
+    public init(requestIdentifier: String, regionIdentifier: String, crossing: RegionCrossing.Kind, distance: Double, fires: Bool) {
+        self.requestIdentifier = requestIdentifier
+        self.regionIdentifier = regionIdentifier
+        self.crossing = crossing
+        self.distance = distance
+        self.fires = fires
+    }
 }

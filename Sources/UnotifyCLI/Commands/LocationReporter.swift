@@ -2,39 +2,26 @@ import Foundation
 import NotificationEngine
 import NotificationLocation
 import NotificationModel
-import NotificationStoreSQLite
+import NotificationClient
 
-/// Hands fixes to an engine: the CLI's own in embedded mode (it evaluates and delivers), or, with unotifyd running,
-/// an engine over the daemon's store that only evaluates (the daemon sees the store change and delivers).
-///
-/// > Note: The wire protocol has no location message yet (adding one needs the daemon's request dispatch), so in
-/// > daemon mode the regions' states are updated in the store directly; see docs/location.md.
+/// Hands fixes to the engine that delivers: the CLI's own in embedded mode, the daemon's through the socket when
+/// `unotifyd` runs (it evaluates every app's regions and reports the crossings of this app's requests).
 struct LocationReporter {
-    let scheduler: NotificationScheduler
-    /// Whether this process delivers what fires (embedded mode).
-    let delivers: Bool
+    private let scheduler: NotificationScheduler?
+    private let daemon: DaemonBackend?
+    private let appID: String
 
     init(_ context: CLIContext) async throws {
-        if let scheduler = context.scheduler {
-            self.scheduler = scheduler
-            delivers = true
-            return
-        }
-        guard let daemon = context.daemon else { throw CLIError("no engine and no daemon") }
-        let storePath = try await daemon.status(appID: context.appID).storePath
-        let store: SQLiteNotificationStore
-        do { store = try SQLiteNotificationStore(path: storePath) } catch {
-            throw CLIError("cannot open the daemon's store at \(storePath): \(error)")
-        }
-        scheduler = NotificationScheduler(
-            store: store, clock: SystemNotificationClock(), presenter: SilentPresenter(),
-            configuration: context.configuration.engineConfiguration)
-        delivers = false
+        scheduler = context.scheduler
+        daemon = context.daemon
+        appID = context.appID
+        guard scheduler != nil || daemon != nil else { throw CLIError("no engine and no daemon") }
     }
 
     /// Evaluates one fix.
     func report(_ fix: LocationFix) async throws -> [NotificationScheduler.LocationEvent] {
-        try await scheduler.locationDidChange(fix, deliver: delivers)
+        if let scheduler { return try await scheduler.locationDidChange(fix, deliver: true) }
+        return try await daemon!.locationDidChange(fix, appID: appID)
     }
 
     /// `entered home (local.unotify/arrive, 12 m from the center): fires`
@@ -51,12 +38,4 @@ struct LocationReporter {
             "crossing": event.crossing.rawValue, "distance": event.distance, "fires": event.fires,
         ]
     }
-}
-
-/// A presenter for an engine that never delivers (it only evaluates fixes for the daemon).
-private struct SilentPresenter: NotificationPresenter {
-    let name = "none"
-    func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {}
-    func withdraw(appID: String, identifiers: [String]) async {}
-    func badgeDidChange(appID: String, count: Int) async {}
 }
