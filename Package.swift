@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -37,6 +40,16 @@ let package = Package(
         .target(name: "NotificationLocation", dependencies: ["NotificationModel"]),
         // Remote notifications: APNs payloads into requests, device tokens, `.apns` files.
         .target(name: "NotificationPush", dependencies: ["NotificationModel", "NotificationEngine"]),
+        // The APNs provider API on loopback: HTTP/2 (h2c and TLS) and HTTP/1.1, ES256 provider tokens.
+        .target(
+            name: "NotificationPushGateway",
+            dependencies: [
+                "NotificationPush", "NotificationEngine", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Attachments by Apple's rules: type by content and extension, size limits, the attachment data store.
         .target(name: "NotificationAttachments", dependencies: ["NotificationModel"]),
         // The GRDB implementation of `NotificationStore`: the only module that imports GRDB.
@@ -153,6 +166,10 @@ let package = Package(
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
         .testTarget(name: "NotificationLocationTests", dependencies: ["NotificationLocation"]),
+        .testTarget(
+            name: "NotificationPushGatewayTests",
+            dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting"]
+        ),
         .testTarget(
             name: "NotificationPushTests", dependencies: ["NotificationPush", "OpenUserNotificationsTesting"]
         ),
