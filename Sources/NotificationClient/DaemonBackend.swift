@@ -118,6 +118,24 @@ public final class DaemonBackend: NotificationBackend {
         _ = try await call(appID, .setLaunchCommand(command))
     }
 
+    public func registerForRemoteNotifications(appID: String, bundleDirectory: String?) async throws -> PushRegistration {
+        let reply = try await call(appID, .registerForRemoteNotifications(bundleDirectory: bundleDirectory))
+        guard case .pushRegistration(let registration?) = reply else { throw unexpected(reply) }
+        return registration
+    }
+
+    public func unregisterForRemoteNotifications(appID: String) async throws -> PushRegistration? {
+        let reply = try await call(appID, .unregisterForRemoteNotifications)
+        guard case .pushRegistration(let registration) = reply else { throw unexpected(reply) }
+        return registration
+    }
+
+    public func pushRegistration(appID: String) async throws -> PushRegistration? {
+        let reply = try await call(appID, .pushRegistration)
+        guard case .pushRegistration(let registration) = reply else { throw unexpected(reply) }
+        return registration
+    }
+
     /// Hands a location fix to the daemon, which evaluates every app's location triggers and delivers what fires.
     ///
     /// - Returns: The crossings of `appID`'s requests.

@@ -310,6 +310,13 @@ public actor NotificationDaemon {
             try await scheduler.setLaunchCommand(command, appID: app)
             return .done
         case .status: return .status(try await status())
+        case .registerForRemoteNotifications(let bundleDirectory):
+            return .pushRegistration(
+                try await scheduler.registerForRemoteNotifications(appID: app, bundleDirectory: bundleDirectory))
+        case .unregisterForRemoteNotifications:
+            return .pushRegistration(try await scheduler.unregisterForRemoteNotifications(appID: app))
+        case .pushRegistration:
+            return .pushRegistration(try await scheduler.pushRegistration(appID: app))
         case .locationDidChange(let fix):
             // Location is the device's: every app's regions are evaluated; the caller hears of its own only.
             let events = try await scheduler.locationDidChange(fix, deliver: true)

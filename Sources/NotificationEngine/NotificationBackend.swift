@@ -24,6 +24,12 @@ public protocol NotificationBackend: Sendable {
     func detach(appID: String) async
     /// Registers (or removes) the command that starts the app to hand it a response while it is not running.
     func setLaunchCommand(_ command: [String]?, appID: String) async throws
+    /// Registers the app for remote notifications, or returns its active registration (its device token).
+    func registerForRemoteNotifications(appID: String, bundleDirectory: String?) async throws -> PushRegistration
+    /// Unregisters the app: pushes to its token answer 410 `Unregistered` from now on.
+    func unregisterForRemoteNotifications(appID: String) async throws -> PushRegistration?
+    /// The app's registration for remote notifications, active or not, if it ever registered.
+    func pushRegistration(appID: String) async throws -> PushRegistration?
 }
 
 extension NotificationScheduler: NotificationBackend {

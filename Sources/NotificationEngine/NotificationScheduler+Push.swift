@@ -183,6 +183,12 @@ extension NotificationScheduler {
         return try pushStoreCall { try store.unregisterForRemoteNotifications(appID: appID, at: now) }
     }
 
+    /// The app's registration for remote notifications, active or not, if it ever registered.
+    /// - Throws: ``EngineError`` with `storeFailure`.
+    public func pushRegistration(appID: String) throws -> PushRegistration? {
+        try pushStoreCall { try store.pushRegistration(appID: appID) }
+    }
+
     /// Delivers a push now.
     ///
     /// - A push with something to show becomes a pending request with a push trigger, due at once, and goes the

@@ -108,6 +108,12 @@ public enum WireRequest: Codable, Sendable, Hashable {
     /// The command the daemon runs to hand the app a response while it is not running; `nil` removes it.
     case setLaunchCommand([String]?)
     case status
+    /// Registers the app for remote notifications (answered with its registration and device token).
+    case registerForRemoteNotifications(bundleDirectory: String?)
+    /// Unregisters the app from remote notifications (answered with the ended registration).
+    case unregisterForRemoteNotifications
+    /// The app's registration for remote notifications.
+    case pushRegistration
     /// A location fix for location triggers (from `unotify location`): the daemon evaluates every app's regions.
     case locationDidChange(LocationFix)
 }
@@ -123,6 +129,8 @@ public enum WireReply: Codable, Sendable, Hashable {
     case history([HistoryEntry])
     case responded(routed: Bool)
     case status(DaemonStatus)
+    /// An app's registration for remote notifications, if any.
+    case pushRegistration(PushRegistration?)
     /// The region crossings a fix caused, of the calling app's requests only.
     case locationEvents([LocationEventReport])
 }

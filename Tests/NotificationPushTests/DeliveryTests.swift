@@ -171,6 +171,23 @@ struct DeliveryTests {
         #expect(try await system.restarted().scheduler.registerForRemoteNotifications(appID: "com.example.a").token == again.token)
     }
 
+    @Test("registering through the daemon: the token lives in the daemon's store, unregistering ends it")
+    func daemonRegistration() async throws {
+        let system = try NotificationTestSystem(
+            mode: .daemon, configuration: OpenUserNotificationsConfiguration(deliveryLanguages: { ["en"] }))
+        let center = try await system.center(for: "com.example.news")
+        let remote = RemoteNotificationRegistration(center: center)
+        #expect(await !remote.isRegisteredForRemoteNotifications())
+        let token = try await remote.register()
+        #expect(token.count == 32)
+        #expect(try system.scheduler.store.pushRegistration(appID: "com.example.news")?.token.bytes == token)
+        #expect(await remote.isRegisteredForRemoteNotifications())
+        #expect(try await remote.register() == token)  // stable until unregistered
+        try await remote.unregisterForRemoteNotifications()
+        #expect(await !remote.isRegisteredForRemoteNotifications())
+        #expect(try await remote.register() != token)
+    }
+
     @Test("the app-side registration: delegate callbacks, background pushes to the running app")
     func appSide() async throws {
         let system = try makeSystem()

@@ -18,8 +18,12 @@ import Synchronization
 /// Setting ``delegate`` marks the app as running for background pushes: the one that waited while it did not run
 /// is handed over then.
 ///
-/// > Note: On Linux, remote notifications need the engine in this process (embedded mode): with the daemon,
-/// > registering fails with ``RemoteNotificationRegistrationError`` until its protocol carries pushes.
+/// Registering works in both modes (with the daemon, the token lives in the daemon's store and its APNs endpoint
+/// accepts pushes to it).
+///
+/// > Note: Background pushes (content-available only) reach a running app's delegate in embedded mode; with the
+/// > daemon they wait for the app's next launch (its launch command), since the daemon's protocol does not forward
+/// > them to a running app yet.
 public final class RemoteNotificationRegistration: Sendable {
     /// The center whose app registers.
     public let center: UNUserNotificationCenter
@@ -95,11 +99,10 @@ public final class RemoteNotificationRegistration: Sendable {
     }
 
     /// Registers the app and returns its device token: 32 bytes, stable until ``unregisterForRemoteNotifications()``.
-    /// - Throws: ``RemoteNotificationRegistrationError`` in daemon mode or when the store fails.
+    /// - Throws: ``RemoteNotificationRegistrationError`` when the store or the daemon fails.
     public func register() async throws -> Data {
-        let scheduler = try requireScheduler()
         do {
-            return try await scheduler.registerForRemoteNotifications(
+            return try await center.backend.registerForRemoteNotifications(
                 appID: center.bundleIdentifier, bundleDirectory: UserNotificationLocalization.bundleDirectory
             ).token.bytes
         } catch let error as EngineError {
@@ -109,27 +112,17 @@ public final class RemoteNotificationRegistration: Sendable {
 
     /// Unregisters the app: pushes to its token answer 410 `Unregistered` from now on.
     public func unregisterForRemoteNotifications() async throws {
-        let scheduler = try requireScheduler()
-        do { try await scheduler.unregisterForRemoteNotifications(appID: center.bundleIdentifier) } catch let error as EngineError {
+        do { _ = try await center.backend.unregisterForRemoteNotifications(appID: center.bundleIdentifier) } catch let error as EngineError {
             throw RemoteNotificationRegistrationError(error.message)
         }
     }
 
     /// Whether the app has an active device token.
     public func isRegisteredForRemoteNotifications() async -> Bool {
-        guard let scheduler else { return false }
-        return (try? scheduler.store.pushRegistration(appID: center.bundleIdentifier))?.isActive ?? false
+        (try? await center.backend.pushRegistration(appID: center.bundleIdentifier))?.isActive ?? false
     }
 
     private var scheduler: NotificationScheduler? { center.backend as? NotificationScheduler }
-
-    private func requireScheduler() throws -> NotificationScheduler {
-        guard let scheduler else {
-            throw RemoteNotificationRegistrationError(
-                "remote notifications need embedded mode: the daemon's protocol does not carry them yet")
-        }
-        return scheduler
-    }
 
     /// Hands a push to the delegate and waits for its completion handler.
     fileprivate func handOver(_ push: RemoteNotification) async -> Bool {
