@@ -3,8 +3,12 @@ import NotificationModel
 
 /// Fires when the device enters or leaves a region.
 ///
-/// > Note: On Linux the trigger is accepted, stored and listed; firing it needs a location source, which
-/// > arrives with the location work. Until then it stays pending.
+/// On Linux the engine decides crossings from the location fixes it is given (`unotify location set` or
+/// `unotify location replay` by hand or from a track; GeoClue is not wired yet), with great-circle distances and a
+/// hysteresis band at the edge, and fires per the region's `notifyOnEntry` and `notifyOnExit`: once for a
+/// non-repeating trigger (then it leaves the pending list), on every qualifying crossing for a repeating one. The
+/// first fix after the trigger is added only sets the starting side, unless an earlier fix was on the other side.
+/// See docs/location.md.
 open class UNLocationNotificationTrigger: UNNotificationTrigger, @unchecked Sendable {
     /// The region.
     public let region: CLRegion
