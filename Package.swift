@@ -50,6 +50,11 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Location fixes from GeoClue2 on the system bus (a `LocationSource`).
+        .target(
+            name: "NotificationGeoClue",
+            dependencies: ["NotificationLocation", "DBusKit", .product(name: "Logging", package: "swift-log")]
+        ),
         // Attachments by Apple's rules: type by content and extension, size limits, the attachment data store.
         .target(name: "NotificationAttachments", dependencies: ["NotificationModel"]),
         // The GRDB implementation of `NotificationStore`: the only module that imports GRDB.
@@ -71,7 +76,7 @@ let package = Package(
             name: "NotificationDaemon",
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
-                "NotificationSocket", "NotificationPlatform",
+                "NotificationSocket", "NotificationPlatform", "NotificationPushGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -166,6 +171,7 @@ let package = Package(
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
         .testTarget(name: "NotificationLocationTests", dependencies: ["NotificationLocation"]),
+        .testTarget(name: "NotificationGeoClueTests", dependencies: ["NotificationGeoClue", "DBusKit"]),
         .testTarget(
             name: "NotificationPushGatewayTests",
             dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting"]
