@@ -5,7 +5,10 @@ import NotificationDelivery
 import NotificationDesktop
 import NotificationEngine
 import NotificationPlatform
+import NotificationPush
+import NotificationPushGateway
 import NotificationWire
+import Synchronization
 
 /// The command-line options of `unotifyd`, kept here so the executable's `main` stays a few lines.
 public struct DaemonOptions: ParsableArguments {
@@ -39,6 +42,28 @@ public struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error.")
     var logLevelName: String = ProcessInfo.processInfo.environment["OPENUN_LOG_LEVEL"] ?? "info"
 
+    @Option(
+        name: .customLong("apns-address"),
+        help: "Where the APNs provider API listens, host:port, or off (default: 127.0.0.1:2197).")
+    var apnsAddress = "127.0.0.1:2197"
+
+    @Flag(name: .customLong("apns-allow-remote"), help: "Allow --apns-address to be a non-loopback address.")
+    var apnsAllowRemote = false
+
+    @Option(name: .customLong("apns-certificate"), help: "A PEM certificate: the APNs endpoint speaks TLS (with --apns-key).")
+    var apnsCertificate: String?
+
+    @Option(name: .customLong("apns-key"), help: "The PEM private key of --apns-certificate.")
+    var apnsKey: String?
+
+    @Option(
+        name: .customLong("apns-auth-keys"),
+        help: "An AuthKey_<KEYID>.p8 file or a folder of them: provider tokens (ES256 JWT) are then required.")
+    var apnsAuthKeys: String?
+
+    @Option(name: .customLong("apns-team-id"), help: "The team (iss) provider tokens must name.")
+    var apnsTeamID: String?
+
     public init() {}
 
     public var logLevel: Logger.Level { Logger.Level(rawValue: logLevelName) ?? .info }
@@ -49,6 +74,16 @@ public struct DaemonOptions: ParsableArguments {
         }
         guard AuthorizationPolicy(rawValue: authorization) != nil else { throw ValidationError("--authorization takes grant or deny") }
         guard Logger.Level(rawValue: logLevelName) != nil else { throw ValidationError("unknown --log-level '\(logLevelName)'") }
+        if apnsAddress != "off" {
+            let address: APNsEndpointAddress
+            do { address = try APNsEndpointAddress(parsing: apnsAddress) } catch { throw ValidationError("--apns-address: \(error)") }
+            guard address.isLoopback || apnsAllowRemote else {
+                throw ValidationError("--apns-address \(address) is not a loopback address: add --apns-allow-remote")
+            }
+        }
+        guard (apnsCertificate == nil) == (apnsKey == nil) else {
+            throw ValidationError("--apns-certificate and --apns-key go together")
+        }
     }
 
     /// The daemon these options describe, with the system clock, showing notifications on the desktop or in the
@@ -79,6 +114,7 @@ public struct DaemonOptions: ParsableArguments {
                 configuration: configuration, clock: SystemNotificationClock(timeZone: { zone.current }),
                 presenter: presenter)
             relay.connect(daemon.scheduler)
+            if let endpoint = try apnsEndpointConfiguration() { daemon.setAPNsEndpoint(endpoint) }
             return daemon
         } catch {
             throw ValidationError("cannot open the store at \(storePath): \(error)")
@@ -94,7 +130,66 @@ public struct DaemonOptions: ParsableArguments {
     }
 }
 
+extension DaemonOptions {
+    /// The APNs endpoint's settings, or `nil` for `--apns-address off`. Provider keys are loaded when
+    /// ``NotificationDaemon/run()`` starts the endpoint.
+    func apnsEndpointConfiguration() throws -> DaemonAPNsEndpoint? {
+        guard apnsAddress != "off" else { return nil }
+        var configuration = APNsEndpointConfiguration(address: try APNsEndpointAddress(parsing: apnsAddress))
+        configuration.allowsRemote = apnsAllowRemote
+        if let apnsCertificate, let apnsKey {
+            configuration.tls = .init(certificatePath: apnsCertificate, keyPath: apnsKey)
+        }
+        return DaemonAPNsEndpoint(configuration: configuration, authKeys: apnsAuthKeys, teamID: apnsTeamID)
+    }
+}
+
+/// The daemon's APNs endpoint as its options describe it; keys are read when the daemon starts.
+public struct DaemonAPNsEndpoint: Sendable {
+    /// Address, TLS and limits.
+    public var configuration: APNsEndpointConfiguration
+    /// `--apns-auth-keys`: a `.p8` file or a folder of them; `nil` turns token checks off.
+    public var authKeys: String?
+    /// `--apns-team-id`.
+    public var teamID: String?
+
+    /// Creates the description.
+    public init(configuration: APNsEndpointConfiguration, authKeys: String? = nil, teamID: String? = nil) {
+        self.configuration = configuration
+        self.authKeys = authKeys
+        self.teamID = teamID
+    }
+
+    /// Starts the endpoint over the daemon's engine: the gateway only makes pushes due, the daemon's loop
+    /// (woken by the store change) delivers them. Warns when it listens beyond loopback.
+    func start(scheduler: NotificationScheduler, logger: Logger) async throws -> APNsEndpoint {
+        var configuration = configuration
+        if let authKeys { configuration.providerTokens = try await ProviderTokenVerifier(authKeys: authKeys, teamID: teamID) }
+        if !configuration.address.isLoopback {
+            logger.warning(
+                "the APNs endpoint listens beyond loopback: other machines can send notifications",
+                metadata: ["address": "\(configuration.address)"])
+        }
+        let endpoint = APNsEndpoint(
+            configuration: configuration,
+            gateway: PushGateway(scheduler: scheduler, deliversImmediately: false, logger: logger), logger: logger)
+        try await endpoint.start()
+        return endpoint
+    }
+}
+
 extension NotificationDaemon {
+    /// The APNs endpoints daemons were given, by daemon (``DaemonConfiguration`` has no field for it yet).
+    private static let apnsEndpoints = Mutex<[ObjectIdentifier: DaemonAPNsEndpoint]>([:])
+
+    /// Has ``run()`` also serve the APNs provider API as described.
+    public nonisolated func setAPNsEndpoint(_ endpoint: DaemonAPNsEndpoint?) {
+        Self.apnsEndpoints.withLock { $0[ObjectIdentifier(self)] = endpoint }
+    }
+
+    /// The APNs endpoint ``run()`` serves, if any.
+    nonisolated var apnsEndpoint: DaemonAPNsEndpoint? { Self.apnsEndpoints.withLock { $0[ObjectIdentifier(self)] } }
+
     /// Runs until SIGINT or SIGTERM, then stops cleanly.
     public func runUntilSignalled() async throws {
         // A parent may have started us with these signals blocked (inherited masks): unblock them.

@@ -6,6 +6,7 @@ import NotificationDelivery
 import NotificationEngine
 import NotificationModel
 import NotificationPlatform
+import NotificationPushGateway
 import NotificationSocket
 import NotificationStoreSQLite
 import NotificationWire
@@ -97,6 +98,13 @@ public actor NotificationDaemon {
         listeningWaiters.removeAll()
         logger.info("listening", metadata: ["socket": "\(configuration.socketPath)", "store": "\(configuration.storePath)"])
         let scheduler = scheduler
+        // The APNs provider API, when configured (`--apns-address`): if it cannot start, the socket is served anyway.
+        var apns: APNsEndpoint?
+        if let endpoint = apnsEndpoint {
+            do { apns = try await endpoint.start(scheduler: scheduler, logger: logger) } catch {
+                logger.error("the APNs endpoint did not start: \(error)", metadata: ["address": "\(endpoint.configuration.address)"])
+            }
+        }
         let monitor = StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
         // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
         let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
@@ -113,14 +121,20 @@ public actor NotificationDaemon {
             jumps?.cancel()
             zones?.cancel()
         }
-        try await withThrowingDiscardingTaskGroup { group in
-            if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
-            try await server.executeThenClose { connections in
-                for try await connection in connections {
-                    group.addTask { await self.serve(connection) }
+        do {
+            try await withThrowingDiscardingTaskGroup { group in
+                if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
+                try await server.executeThenClose { connections in
+                    for try await connection in connections {
+                        group.addTask { await self.serve(connection) }
+                    }
                 }
             }
+        } catch {
+            await apns?.stop()
+            throw error
         }
+        await apns?.stop()
     }
 
     /// Returns once the socket accepts connections.

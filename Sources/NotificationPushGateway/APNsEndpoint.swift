@@ -1,0 +1,204 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NotificationPush
+
+/// The APNs provider API on a local address: `POST /3/device/<token>` over HTTP/2 (h2c with prior knowledge, or
+/// TLS with or without ALPN) and HTTP/1.1, answered by a ``PushGateway`` exactly as APNs answers.
+///
+/// One NIO server: per connection, TLS when configured, then the first bytes choose HTTP/2 (the connection
+/// preface) or HTTP/1.1; every request goes through the same ``RequestAnswerer`` (shutdown, load, provider token,
+/// per-token rate) to the gateway.
+///
+/// ```swift
+/// let endpoint = APNsEndpoint(
+///     configuration: APNsEndpointConfiguration(address: .default),
+///     gateway: PushGateway(scheduler: scheduler, deliversImmediately: false))
+/// try await endpoint.start()
+/// // curl --http2-prior-knowledge -X POST http://127.0.0.1:2197/3/device/<token> -d '{"aps":{"alert":"Hi"}}'
+/// await endpoint.stop()
+/// ```
+public actor APNsEndpoint {
+    /// Where the endpoint is in its life.
+    public enum State: Sendable, Equatable {
+        /// Not started.
+        case idle
+        /// Listening on the port.
+        case running(port: Int)
+        /// Stopped; it cannot start again.
+        case stopped
+    }
+
+    /// How it runs.
+    public nonisolated let configuration: APNsEndpointConfiguration
+    /// Where it is in its life.
+    public private(set) var state = State.idle
+    private let answerer: RequestAnswerer
+    private let logger: Logger
+    private let connections = ConnectionRegistry()
+    private var server: (any Channel)?
+
+    /// Creates an endpoint over a push gateway.
+    ///
+    /// - Parameters:
+    ///   - configuration: Address, TLS, provider tokens, limits.
+    ///   - gateway: Answers the requests that pass the endpoint's own checks.
+    ///   - logger: Where it logs.
+    public init(
+        configuration: APNsEndpointConfiguration, gateway: PushGateway,
+        logger: Logger = Logger(label: "OpenUserNotifications.apns")
+    ) {
+        self.init(configuration: configuration, logger: logger) { await gateway.handle($0) }
+    }
+
+    /// Creates an endpoint with any responder behind the same transport (benchmarks compare a trivial one).
+    ///
+    /// - Parameters:
+    ///   - configuration: Address, TLS, provider tokens, limits.
+    ///   - logger: Where it logs.
+    ///   - responder: Answers requests that pass the endpoint's own checks.
+    public init(
+        configuration: APNsEndpointConfiguration, logger: Logger = Logger(label: "OpenUserNotifications.apns"),
+        responder: @escaping @Sendable (APNsRequest) async -> APNsResponse
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.answerer = RequestAnswerer(
+            responder: responder, verifier: configuration.providerTokens, configuration: configuration)
+    }
+
+    /// The bound port while running (the chosen one when the configuration asked for port 0).
+    public var port: Int? {
+        if case .running(let port) = state { return port }
+        return nil
+    }
+
+    /// Binds the address and starts answering.
+    ///
+    /// - Returns: The bound port.
+    /// - Throws: ``APNsEndpointError`` for a non-loopback address without ``APNsEndpointConfiguration/allowsRemote``
+    ///   or unreadable TLS files; NIO's errors when the address cannot be bound.
+    @discardableResult
+    public func start() async throws -> Int {
+        guard state == .idle else { throw APNsEndpointError.state("the endpoint was already started") }
+        let address = configuration.address
+        guard address.isLoopback || configuration.allowsRemote else { throw APNsEndpointError.notLoopback(address) }
+        let tls = try configuration.tls.map(Self.makeTLSContext)
+        let answerer = answerer
+        let connections = connections
+        let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1_000_000_000))
+        var settings = nioDefaultSettings
+        settings.removeAll { $0.parameter == .maxConcurrentStreams }
+        settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams))
+        let http2Settings = settings
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    connections.add(channel)
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(readTimeout: idle))
+                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try sync.addHandler(
+                        ProtocolSniffer { choice, context in
+                            try Self.configure(
+                                choice, pipeline: context.pipeline, answerer: answerer, settings: http2Settings)
+                        })
+                }
+            }
+        let channel = try await bootstrap.bind(host: address.host, port: address.port).get()
+        server = channel
+        let port = channel.localAddress?.port ?? address.port
+        state = .running(port: port)
+        logger.info(
+            "APNs endpoint listening",
+            metadata: [
+                "address": "\(APNsEndpointAddress(host: address.host, port: port))",
+                "tls": "\(configuration.tls != nil)", "provider-tokens": "\(configuration.providerTokens != nil)",
+            ])
+        return port
+    }
+
+    /// Stops: new requests answer 503 `Shutdown`, HTTP/2 connections get a GOAWAY with `{"reason":"Shutdown"}`,
+    /// requests in flight finish (for up to `grace` seconds), then every connection closes.
+    public func stop(grace: TimeInterval = 2) async {
+        guard case .running = state else {
+            state = .stopped
+            return
+        }
+        state = .stopped
+        answerer.startDraining()
+        try? await server?.close()
+        server = nil
+        let open = connections.all
+        for channel in open { channel.pipeline.fireUserInboundEventTriggered(EndpointShutdownEvent()) }
+        // A task of its own: the caller may be cancelled already, and the wait must still wait.
+        let deadline = Date().addingTimeInterval(grace)
+        await Task { [answerer] in
+            while answerer.inFlight > 0 && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        }.value
+        for channel in connections.all { try? await channel.close() }
+        logger.info("APNs endpoint stopped")
+    }
+
+    /// Serves until the calling task is cancelled, then stops.
+    public func run() async throws {
+        if state == .idle { try await start() }
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+        await stop()
+    }
+
+    /// Adds the protocol's handlers after the sniffer.
+    private static func configure(
+        _ choice: ProtocolSniffer.Choice, pipeline: ChannelPipeline, answerer: RequestAnswerer, settings: HTTP2Settings
+    ) throws {
+        let sync = pipeline.syncOperations
+        let tokens = ConnectionTokenState()
+        switch choice {
+        case .http1:
+            try sync.addHandler(HTTPResponseEncoder())
+            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+            try sync.addHandler(HTTPServerPipelineHandler())
+            try sync.addHandler(HTTPServerProtocolErrorHandler())
+            try sync.addHandler(ConnectionGuard(isHTTP2: false))
+            try sync.addHandler(APNsRequestHandler(answerer: answerer, connection: tokens))
+        case .http2:
+            var connection = NIOHTTP2Handler.ConnectionConfiguration()
+            connection.initialSettings = settings
+            _ = try sync.configureHTTP2Pipeline(
+                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+            ) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandlers([
+                        AuthorityFiller(), HTTP2FramePayloadToHTTP1ServerCodec(),
+                        APNsRequestHandler(answerer: answerer, connection: tokens),
+                    ])
+                }
+            }
+            try sync.addHandler(ConnectionGuard(isHTTP2: true))
+        }
+    }
+
+    /// A server TLS context from PEM files, offering `h2` then `http/1.1` by ALPN; a client that offers none is
+    /// served HTTP/2 when it sends the preface.
+    private static func makeTLSContext(_ tls: APNsEndpointConfiguration.TLS) throws -> NIOSSLContext {
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
+            let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain, privateKey: .privateKey(key))
+            configuration.applicationProtocols = ["h2", "http/1.1"]
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw APNsEndpointError.tls("cannot load \(tls.certificatePath) / \(tls.keyPath): \(error)")
+        }
+    }
+}

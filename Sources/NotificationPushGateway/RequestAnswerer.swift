@@ -1,0 +1,102 @@
+import Foundation
+import NotificationModel
+import NotificationPush
+import Synchronization
+
+/// Answers one request on behalf of every connection: the endpoint's own checks (shutting down, too busy,
+/// provider token, per-token rate), then the responder (``PushGateway/handle(_:)``). All shared state sits in one
+/// `Mutex`.
+final class RequestAnswerer: Sendable {
+    private struct State {
+        var draining = false
+        var inFlight = 0
+        /// Requests per device token in the current second.
+        var second: Int64 = 0
+        var perToken: [Substring: Int] = [:]
+    }
+
+    let responder: @Sendable (APNsRequest) async -> APNsResponse
+    let verifier: ProviderTokenVerifier?
+    let maximumConcurrentRequests: Int
+    let maximumRequestsPerTokenPerSecond: Int?
+    private let state = Mutex(State())
+
+    init(
+        responder: @escaping @Sendable (APNsRequest) async -> APNsResponse, verifier: ProviderTokenVerifier?,
+        configuration: APNsEndpointConfiguration
+    ) {
+        self.responder = responder
+        self.verifier = verifier
+        self.maximumConcurrentRequests = configuration.maximumConcurrentRequests
+        self.maximumRequestsPerTokenPerSecond = configuration.maximumRequestsPerTokenPerSecond
+    }
+
+    /// From now on every request answers 503 `Shutdown`.
+    func startDraining() { state.withLock { $0.draining = true } }
+
+    /// The number of requests being answered.
+    var inFlight: Int { state.withLock { $0.inFlight } }
+
+    /// Answers a request; never throws, every outcome is an APNs answer.
+    func answer(_ request: APNsRequest, connection: ConnectionTokenState) async -> APNsResponse {
+        let id = Self.requestedID(request) ?? UUID().uuidString.lowercased()
+        let admitted: APNsReason? = state.withLock { state in
+            if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
+            if state.inFlight >= maximumConcurrentRequests {
+                return APNsReason.serviceUnavailable.with(detail: "too many requests at once")
+            }
+            state.inFlight += 1
+            return nil
+        }
+        if let admitted { return APNsResponse(reason: admitted, apnsID: id) }
+        defer { state.withLock { $0.inFlight -= 1 } }
+        if let verifier {
+            let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value
+            if let reason = await verifier.check(authorization: authorization) {
+                return APNsResponse(reason: reason, apnsID: id)
+            }
+            if let authorization, let interval = verifier.minimumRefreshInterval,
+                !connection.accept(authorization, now: verifier.now(), minimumInterval: interval)
+            {
+                return APNsResponse(
+                    reason: APNsReason.tooManyProviderTokenUpdates.with(detail: "a new token within 20 minutes"),
+                    apnsID: id)
+            }
+            if !request.headers.contains(where: { $0.name.lowercased() == "apns-topic" }) {
+                return APNsResponse(
+                    reason: APNsReason.missingTopic.with(detail: "token authentication needs apns-topic"), apnsID: id)
+            }
+        }
+        if let limit = maximumRequestsPerTokenPerSecond, !admit(path: request.path, limit: limit) {
+            return APNsResponse(
+                reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id)
+        }
+        return await responder(request)
+    }
+
+    /// Counts a request to the path's token; `false` when the token had `limit` requests this second.
+    private func admit(path: String, limit: Int) -> Bool {
+        guard path.hasPrefix("/3/device/") else { return true }
+        let token = path.dropFirst("/3/device/".count)
+        let second = Int64(Date().timeIntervalSince1970)
+        return state.withLock { state in
+            if state.second != second {
+                state.second = second
+                state.perToken.removeAll(keepingCapacity: true)
+            }
+            let count = state.perToken[token, default: 0]
+            guard count < limit else { return false }
+            state.perToken[token] = count + 1
+            return true
+        }
+    }
+
+    /// The request's `apns-id` when it is one valid UUID, lowercased, for the endpoint's own answers.
+    static func requestedID(_ request: APNsRequest) -> String? {
+        let given = request.headers.filter { $0.name.lowercased() == "apns-id" }
+        guard given.count == 1, given[0].value.utf8.count == 36, UUID(uuidString: given[0].value) != nil else {
+            return nil
+        }
+        return given[0].value.lowercased()
+    }
+}

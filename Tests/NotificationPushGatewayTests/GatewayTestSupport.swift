@@ -1,0 +1,159 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationPush
+import NotificationPushGateway
+import OpenUserNotifications
+import OpenUserNotificationsTesting
+import Synchronization
+import Testing
+
+/// The app every test pushes to.
+let testAppID = "com.example.gateway"
+
+/// A notification system with a registered device token and an APNs endpoint on an ephemeral loopback port.
+final class EndpointFixture: Sendable {
+    let system: NotificationTestSystem
+    let token: DeviceToken
+    let endpoint: APNsEndpoint
+    let port: Int
+
+    /// Starts an endpoint; `adjust` edits its configuration (TLS, provider tokens, limits) first.
+    init(adjust: (inout APNsEndpointConfiguration) -> Void = { _ in }) async throws {
+        system = try NotificationTestSystem(
+            configuration: OpenUserNotificationsConfiguration(deliveryLanguages: { ["en"] }))
+        _ = try await system.center(for: testAppID)
+        token = try await system.scheduler.registerForRemoteNotifications(appID: testAppID).token
+        var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+        adjust(&configuration)
+        endpoint = APNsEndpoint(configuration: configuration, gateway: PushGateway(scheduler: system.scheduler))
+        port = try await endpoint.start()
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/3/device/\(token.hex)" }
+
+    /// Bodies the presenter showed.
+    var shown: [String] { system.presenter.presentations.map(\.body) }
+}
+
+/// A value shared by concurrent tasks.
+final class Shared<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func update<R: Sendable>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
+    var current: Value { value.withLock { $0 } }
+}
+
+/// The output of a finished child process.
+struct ProcessOutput: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a program to its end on a thread of its own (never on Swift's cooperative pool), killing it with SIGKILL
+/// after `timeout` seconds.
+func runProgram(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60
+) async throws -> ProcessOutput {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    return await withCheckedContinuation { continuation in
+        Thread {
+            let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            killer.cancel()
+            continuation.resume(
+                returning: ProcessOutput(
+                    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                    stderr: String(decoding: stderr, as: UTF8.self)))
+        }.start()
+    }
+}
+
+/// A folder under /tmp removed by the caller.
+func temporaryFolder(_ name: String) throws -> URL {
+    let folder = URL(fileURLWithPath: "/tmp/\(name)-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// A self-signed P-256 certificate for localhost/127.0.0.1 and its key, made with openssl.
+func makeCertificate(in folder: URL) async throws -> (certificate: String, key: String) {
+    let certificate = folder.appendingPathComponent("cert.pem").path
+    let key = folder.appendingPathComponent("key.pem").path
+    let result = try await runProgram(
+        "/usr/bin/openssl",
+        [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+            "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ])
+    try #require(result.status == 0, "openssl req: \(result.stderr)")
+    return (certificate, key)
+}
+
+/// An ES256 provider key as Apple hands it out: `AuthKey_<KEYID>.p8`, PKCS#8 PEM.
+func makeAuthKey(keyID: String, in folder: URL) async throws -> String {
+    let path = folder.appendingPathComponent("AuthKey_\(keyID).p8").path
+    let result = try await runProgram(
+        "/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
+    try #require(result.status == 0, "openssl genpkey: \(result.stderr)")
+    return path
+}
+
+/// One HTTP response as curl printed it with `-D -`.
+struct CurlResponse: Sendable {
+    var httpVersion: String
+    var status: Int
+    var headers: [String: String]
+    var body: String
+
+    /// The `reason` of a JSON error body.
+    var reason: String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            return nil
+        }
+        return object["reason"] as? String
+    }
+}
+
+/// Runs curl with `-s -D -` and parses the status line, headers and body.
+func curl(_ arguments: [String]) async throws -> CurlResponse {
+    let result = try await runProgram("/usr/bin/curl", ["-s", "-S", "-D", "-", "-o", "-"] + arguments, timeout: 30)
+    try #require(result.status == 0, "curl \(arguments): \(result.stderr)")
+    let text = result.stdout
+    let split = try #require(text.range(of: "\r\n\r\n"), "no header end in \(text)")
+    let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+    let statusLine = lines[0].split(separator: " ")
+    var headers: [String: String] = [:]
+    for line in lines.dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return CurlResponse(
+        httpVersion: String(statusLine[0]), status: Int(statusLine[1]) ?? 0, headers: headers,
+        body: String(text[split.upperBound...]))
+}
+
+/// Whether a text is a lowercase canonical UUID, as the apns-id header carries it.
+func isLowercaseUUID(_ text: String) -> Bool {
+    text.utf8.count == 36 && UUID(uuidString: text) != nil && text == text.lowercased()
+}
+
+/// The python given by `OPENUN_PYTHON`, when it has httpx, h2 and aioapns.
+let testPython: String? = {
+    guard let path = ProcessInfo.processInfo.environment["OPENUN_PYTHON"],
+        FileManager.default.isExecutableFile(atPath: path)
+    else { return nil }
+    return path
+}()

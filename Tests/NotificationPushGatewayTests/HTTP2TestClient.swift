@@ -1,0 +1,84 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+
+/// A small h2c client on swift-nio-http2 for the fuzz test and the benchmark: one connection, any number of
+/// concurrent streams, each one request.
+final class HTTP2TestClient: Sendable {
+    /// A response as the stream received it.
+    struct Response: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+    }
+
+    private typealias Stream = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+    private let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+
+    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>) {
+        self.channel = channel
+        self.multiplexer = multiplexer
+    }
+
+    /// Connects to 127.0.0.1 with prior knowledge.
+    static func connect(port: Int) async throws -> HTTP2TestClient {
+        let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let multiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
+                        mode: .client, streamInitializer: { stream in stream.eventLoop.makeSucceededVoidFuture() })
+                    return (channel, multiplexer)
+                }
+            }
+        return HTTP2TestClient(channel: channel, multiplexer: multiplexer)
+    }
+
+    /// Sends one request on a new stream and reads the whole response.
+    func send(method: HTTPMethod = .POST, path: String, headers: [(String, String)], body: Data) async throws
+        -> Response
+    {
+        let stream: Stream = try await multiplexer.openStream { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .http))
+                return try Stream(wrappingChannelSynchronously: channel)
+            }
+        }
+        return try await stream.executeThenClose { inbound, outbound in
+            var head = HTTPRequestHead(version: .http2, method: method, uri: path)
+            head.headers.add(name: "host", value: "localhost")
+            for (name, value) in headers { head.headers.add(name: name, value: value) }
+            try await outbound.write(.head(head))
+            if !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+            try await outbound.write(.end(nil))
+            var response = Response(status: 0, headers: [:], body: Data())
+            for try await part in inbound {
+                switch part {
+                case .head(let head):
+                    response.status = Int(head.status.code)
+                    response.headers = head.headers
+                case .body(let buffer): response.body.append(contentsOf: buffer.readableBytesView)
+                case .end: return response
+                }
+            }
+            return response
+        }
+    }
+
+    /// Opens a connection, writes raw bytes, waits a little and closes: garbage for the fuzz test.
+    static func sendRaw(_ bytes: [UInt8], port: Int) async throws {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+        try await Task.sleep(for: .milliseconds(100))
+        try? await channel.close()
+    }
+
+    /// Closes the connection.
+    func close() async {
+        try? await channel.close()
+    }
+}
