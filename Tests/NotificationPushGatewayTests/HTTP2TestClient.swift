@@ -17,24 +17,48 @@ final class HTTP2TestClient: Sendable {
     private typealias Stream = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
     private let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+    private let goAway: Shared<String?>
 
-    private init(channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>) {
+    private init(
+        channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>, goAway: Shared<String?>
+    ) {
         self.channel = channel
         self.multiplexer = multiplexer
+        self.goAway = goAway
+    }
+
+    /// The debug data of the GOAWAY the server sent, if it sent one.
+    var goAwayData: String? { goAway.current }
+
+    /// Whether the connection is still open.
+    var isActive: Bool { channel.isActive }
+
+    /// Records the debug data of a GOAWAY frame.
+    private final class GoAwayRecorder: ChannelInboundHandler {
+        typealias InboundIn = HTTP2Frame
+        let goAway: Shared<String?>
+        init(_ goAway: Shared<String?>) { self.goAway = goAway }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            if case .goAway(_, _, let opaque) = unwrapInboundIn(data).payload {
+                goAway.update { $0 = opaque.map { String(buffer: $0) } ?? "" }
+            }
+        }
     }
 
     /// Connects to 127.0.0.1 with prior knowledge.
     static func connect(port: Int) async throws -> HTTP2TestClient {
+        let goAway = Shared<String?>(nil)
         let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let multiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                         mode: .client, streamInitializer: { stream in stream.eventLoop.makeSucceededVoidFuture() })
+                    try channel.pipeline.syncOperations.addHandler(GoAwayRecorder(goAway))
                     return (channel, multiplexer)
                 }
             }
-        return HTTP2TestClient(channel: channel, multiplexer: multiplexer)
+        return HTTP2TestClient(channel: channel, multiplexer: multiplexer, goAway: goAway)
     }
 
     /// Sends one request on a new stream and reads the whole response.
