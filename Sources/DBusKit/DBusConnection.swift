@@ -69,6 +69,30 @@ public final class DBusConnection: @unchecked Sendable {
         return try DBusConnection(address: address)
     }
 
+    /// The system bus's address when `DBUS_SYSTEM_BUS_ADDRESS` does not name one (the D-Bus specification's
+    /// default).
+    public static let defaultSystemBusAddress = "unix:path=/run/dbus/system_bus_socket"
+
+    /// Connects to the system bus: the one named by `DBUS_SYSTEM_BUS_ADDRESS`, or ``defaultSystemBusAddress``.
+    ///
+    /// GeoClue2 and other system services live there. Tests point `DBUS_SYSTEM_BUS_ADDRESS` at a private
+    /// `dbus-daemon` started with a `<type>system</type>` configuration.
+    ///
+    /// ```swift
+    /// let bus = try DBusConnection.systemBus()
+    /// defer { Task { await bus.close() } }
+    /// ```
+    ///
+    /// - Parameter environment: Where the address is looked up; the process's environment by default.
+    /// - Throws: ``DBusFailure``: the bus's error when connecting or registering fails (no bus listens at the
+    ///   address, or it refuses the connection).
+    public static func systemBus(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(DBusFailure) -> DBusConnection {
+        let address = environment["DBUS_SYSTEM_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+        return try DBusConnection(address: address ?? defaultSystemBusAddress)
+    }
+
     /// Opens a private connection to the bus at `address` and registers with it (`Hello`), blocking until the bus
     /// answers.
     ///

@@ -2,10 +2,11 @@ import CDBus
 
 /// A value in a D-Bus message: the types a notification server's methods and signals use.
 ///
-/// Appending supports every case except an empty ``array(_:)`` (whose element type cannot be told); reading
-/// produces ``strings(_:)`` for `as`, ``variantDictionary(_:)`` for `a{sv}`, ``array(_:)`` for other arrays and
-/// dictionaries (entries as two-element arrays), and ``unsupported(_:)`` for types this module does not decode
-/// (Unix file descriptors, doubles, unsigned 64-bit and 16-bit integers, structs).
+/// Appending supports every case except an empty ``array(_:)`` (whose element type cannot be told) and an empty
+/// ``structure(_:)``; reading produces ``strings(_:)`` for `as`, ``variantDictionary(_:)`` for `a{sv}`,
+/// ``array(_:)`` for other arrays and dictionaries (entries as two-element arrays), ``structure(_:)`` for structs
+/// (GeoClue2's `Timestamp` is a `(tt)`), and ``unsupported(_:)`` for types this module does not decode (Unix file
+/// descriptors, 16-bit integers).
 ///
 /// ```swift
 /// let hints: DBusValue = .variantDictionary(["urgency": .byte(1), "category": .string("im.received")])
@@ -17,6 +18,10 @@ public indirect enum DBusValue: Sendable, Hashable {
     case uint32(UInt32)
     /// `x`: Unity's launcher entries carry badge counts in it.
     case int64(Int64)
+    /// `d`: GeoClue2's latitude, longitude and accuracy.
+    case double(Double)
+    /// `t`: GeoClue2's timestamps carry seconds and microseconds in it.
+    case uint64(UInt64)
     case string(String)
     case objectPath(String)
     /// `as`.
@@ -27,6 +32,8 @@ public indirect enum DBusValue: Sendable, Hashable {
     case variant(DBusValue)
     /// Any other array, element types alike.
     case array([DBusValue])
+    /// A struct, such as `(tt)`: its fields in order.
+    case structure([DBusValue])
     /// A value of a type this module does not decode, with its signature.
     case unsupported(String)
 
@@ -38,12 +45,15 @@ public indirect enum DBusValue: Sendable, Hashable {
         case .int32: "i"
         case .uint32: "u"
         case .int64: "x"
+        case .double: "d"
+        case .uint64: "t"
         case .string: "s"
         case .objectPath: "o"
         case .strings: "as"
         case .variantDictionary: "a{sv}"
         case .variant: "v"
         case .array(let elements): "a" + (elements.first?.signature ?? "v")
+        case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .unsupported(let signature): signature
         }
     }
@@ -62,6 +72,33 @@ public indirect enum DBusValue: Sendable, Hashable {
         switch self {
         case .uint32(let value): value
         case .variant(let inner): inner.uint32Value
+        default: nil
+        }
+    }
+
+    /// The number of a ``double(_:)``, looking through variants.
+    public var doubleValue: Double? {
+        switch self {
+        case .double(let value): value
+        case .variant(let inner): inner.doubleValue
+        default: nil
+        }
+    }
+
+    /// The number of a ``uint64(_:)``, looking through variants.
+    public var uint64Value: UInt64? {
+        switch self {
+        case .uint64(let value): value
+        case .variant(let inner): inner.uint64Value
+        default: nil
+        }
+    }
+
+    /// The fields of a ``structure(_:)``, looking through variants.
+    public var structureValue: [DBusValue]? {
+        switch self {
+        case .structure(let fields): fields
+        case .variant(let inner): inner.structureValue
         default: nil
         }
     }
@@ -86,6 +123,9 @@ enum DBusTypeCode {
     static let int32 = code("i")
     static let uint32 = code("u")
     static let int64 = code("x")
+    static let double = code("d")
+    static let uint64 = code("t")
+    static let structure = code("r")
     static let string = code("s")
     static let objectPath = code("o")
     static let signature = code("g")
@@ -110,6 +150,8 @@ extension DBusValue {
         case .int32(let value): try Self.appendBasic(DBusTypeCode.int32, value, to: &iterator)
         case .uint32(let value): try Self.appendBasic(DBusTypeCode.uint32, value, to: &iterator)
         case .int64(let value): try Self.appendBasic(DBusTypeCode.int64, value, to: &iterator)
+        case .double(let value): try Self.appendBasic(DBusTypeCode.double, value, to: &iterator)
+        case .uint64(let value): try Self.appendBasic(DBusTypeCode.uint64, value, to: &iterator)
         case .string(let value): try Self.appendString(DBusTypeCode.string, value, to: &iterator)
         case .objectPath(let value): try Self.appendString(DBusTypeCode.objectPath, value, to: &iterator)
         case .strings(let values):
@@ -133,6 +175,11 @@ extension DBusValue {
             guard let first = elements.first else { throw AppendFailure(reason: "an empty array has no element type") }
             try Self.container(DBusTypeCode.array, first.signature, in: &iterator) { (sub) throws(AppendFailure) in
                 for element in elements { try element.append(to: &sub) }
+            }
+        case .structure(let fields):
+            guard !fields.isEmpty else { throw AppendFailure(reason: "an empty struct is not a D-Bus type") }
+            try Self.container(DBusTypeCode.structure, nil, in: &iterator) { (sub) throws(AppendFailure) in
+                for field in fields { try field.append(to: &sub) }
             }
         case .unsupported(let signature):
             throw AppendFailure(reason: "values of type '\(signature)' cannot be appended")
@@ -207,6 +254,12 @@ extension DBusValue {
         case DBusTypeCode.int32: return .int32(basic(&iterator, Int32(0)))
         case DBusTypeCode.uint32: return .uint32(basic(&iterator, UInt32(0)))
         case DBusTypeCode.int64: return .int64(basic(&iterator, Int64(0)))
+        case DBusTypeCode.double: return .double(basic(&iterator, Double(0)))
+        case DBusTypeCode.uint64: return .uint64(basic(&iterator, UInt64(0)))
+        case DBusTypeCode.structure:
+            var sub = DBusMessageIter()
+            dbus_message_iter_recurse(&iterator, &sub)
+            return .structure(readAll(&sub))
         case DBusTypeCode.string, DBusTypeCode.objectPath, DBusTypeCode.signature:
             var pointer: UnsafePointer<CChar>? = nil
             dbus_message_iter_get_basic(&iterator, &pointer)
