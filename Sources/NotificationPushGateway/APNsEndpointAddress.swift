@@ -38,5 +38,6 @@ public struct APNsEndpointAddress: Sendable, Hashable, CustomStringConvertible {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
+    /// `host:port`, with the host in brackets when it is an IPv6 address.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -25,6 +25,7 @@ public struct APNsEndpointError: Error, Sendable, Hashable, CustomStringConverti
     /// A sentence for the person.
     public let message: String
 
+    /// The ``message``.
     public var description: String { message }
 
     static func badAddress(_ text: String) -> APNsEndpointError {
