@@ -24,24 +24,27 @@ final class ConnectionGuard: ChannelInboundHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
-            goAway(APNsReason.idleTimeout, context: context)
+            goAway(APNsReason.idleTimeout, context: context, thenClose: true)
         } else if event is EndpointShutdownEvent {
-            goAway(APNsReason.shutdown, context: context)
+            // The endpoint closes the connection itself once the requests in flight are answered.
+            goAway(APNsReason.shutdown, context: context, thenClose: false)
         } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
 
-    private func goAway(_ reason: APNsReason, context: ChannelHandlerContext) {
+    private func goAway(_ reason: APNsReason, context: ChannelHandlerContext, thenClose: Bool) {
         let channel = context.channel
-        guard isHTTP2 else { return channel.close(promise: nil) }
+        guard isHTTP2 else { return thenClose ? channel.close(promise: nil) : () }
         var data = channel.allocator.buffer(capacity: 32)
         data.writeBytes(reason.responseBody)
         let frame = HTTP2Frame(
             streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: data))
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
-            // Let streams in flight finish their answers, then close.
-            channel.eventLoop.scheduleTask(in: .milliseconds(500)) { channel.close(promise: nil) }
+        let written = context.writeAndFlush(wrapOutboundOut(frame))
+        guard thenClose else { return }
+        written.whenComplete { _ in
+            // Let the peer read the GOAWAY, then close.
+            channel.eventLoop.scheduleTask(in: .milliseconds(100)) { channel.close(promise: nil) }
         }
     }
 }

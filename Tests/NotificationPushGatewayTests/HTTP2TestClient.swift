@@ -40,7 +40,9 @@ final class HTTP2TestClient: Sendable {
         init(_ goAway: Shared<String?>) { self.goAway = goAway }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             if case .goAway(_, _, let opaque) = unwrapInboundIn(data).payload {
-                goAway.update { $0 = opaque.map { String(buffer: $0) } ?? "" }
+                // The first GOAWAY with debug data; NIO may send a plain one as the connection closes.
+                let text = opaque.map { String(buffer: $0) } ?? ""
+                goAway.update { if ($0 ?? "").isEmpty { $0 = text } }
             }
         }
     }
