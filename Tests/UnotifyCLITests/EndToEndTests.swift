@@ -85,7 +85,7 @@ func runToEnd(_ arguments: [String], environment: [String: String]) async throws
 /// Real processes and real time: the few tests that wait for a wall clock.
 @Suite("unotify end to end", .serialized)
 struct EndToEndTests {
-    @Test("`add --in 2s` then `watch` shows the notification within a second of its due time")
+    @Test("`add --in 2s` then `watch` shows the notification on time (within 3 s on a loaded machine)")
     func addThenWatch() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -97,7 +97,9 @@ struct EndToEndTests {
         let history = try await runToEnd(["history", "--json"], environment: environment)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [[String: Any]])
         let lateness = try #require(entries.first?["lateness"] as? Double)
-        #expect(lateness >= 0 && lateness < 1, "delivered \(lateness) s late")
+        // Real time on two cores shared with every other suite: a bound that catches a loop that polls or oversleeps
+        // (seconds to a minute late), not scheduling jitter; exact timing is tested with the manual clock.
+        #expect(lateness >= 0 && lateness < 3, "delivered \(lateness) s late")
     }
 
     @Test("pending requests survive kill -9 of the engine and fire after restart")
