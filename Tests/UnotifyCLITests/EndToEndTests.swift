@@ -85,7 +85,7 @@ func runToEnd(_ arguments: [String], environment: [String: String]) async throws
 /// Real processes and real time: the few tests that wait for a wall clock.
 @Suite("unotify end to end", .serialized)
 struct EndToEndTests {
-    @Test("`add --in 2s` then `watch` shows the notification on time (within 3 s on a loaded machine)")
+    @Test("`add --in 2s` then `watch` shows the notification on time (within 10 s on a loaded machine)")
     func addThenWatch() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -99,7 +99,7 @@ struct EndToEndTests {
         let lateness = try #require(entries.first?["lateness"] as? Double)
         // Real time on two cores shared with every other suite: a bound that catches a loop that polls or oversleeps
         // (seconds to a minute late), not scheduling jitter; exact timing is tested with the manual clock.
-        #expect(lateness >= 0 && lateness < 3, "delivered \(lateness) s late")
+        #expect(lateness >= 0 && lateness < 10, "delivered \(lateness) s late")
     }
 
     @Test("pending requests survive kill -9 of the engine and fire after restart")
