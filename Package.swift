@@ -76,7 +76,7 @@ let package = Package(
             name: "NotificationDaemon",
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
-                "NotificationSocket", "NotificationPlatform", "NotificationPushGateway",
+                "NotificationSocket", "NotificationPlatform", "NotificationPushGateway", "NotificationGeoClue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import NotificationEngine
+import NotificationLocation
 import NotificationWire
 
 /// How `unotifyd` runs.
@@ -24,6 +25,9 @@ public struct DaemonConfiguration: Sendable {
     public var timezonePath: String? = "/etc/timezone"
     /// Receives the zone the monitor reports; the clock reads it (see ``SystemZone``).
     public var systemZone: SystemZone?
+    /// Where location fixes come from while the daemon runs (GeoClue2 with `unotifyd --location geoclue`); `nil`
+    /// takes fixes only from clients (`unotify location`).
+    public var locationSource: (any LocationSource)?
 
     public init(
         socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),

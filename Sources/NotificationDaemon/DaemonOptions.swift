@@ -4,6 +4,7 @@ import Logging
 import NotificationDelivery
 import NotificationDesktop
 import NotificationEngine
+import NotificationGeoClue
 import NotificationPlatform
 import NotificationPush
 import NotificationPushGateway
@@ -38,6 +39,9 @@ public struct DaemonOptions: ParsableArguments {
 
     @Option(help: "Where notifications are shown: automatic (the desktop when it has a notification server), desktop or terminal (default: $OPENUN_PRESENTER).")
     var presenter: AutomaticPresenter.Choice = AutomaticPresenter.choice(environment: ProcessInfo.processInfo.environment)
+
+    @Option(help: "Where location fixes come from besides `unotify location`: geoclue (the system's GeoClue2) or off.")
+    var location: String = "off"
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error.")
     var logLevelName: String = ProcessInfo.processInfo.environment["OPENUN_LOG_LEVEL"] ?? "info"
@@ -74,6 +78,7 @@ public struct DaemonOptions: ParsableArguments {
         }
         guard AuthorizationPolicy(rawValue: authorization) != nil else { throw ValidationError("--authorization takes grant or deny") }
         guard Logger.Level(rawValue: logLevelName) != nil else { throw ValidationError("unknown --log-level '\(logLevelName)'") }
+        guard ["geoclue", "off"].contains(location) else { throw ValidationError("--location takes geoclue or off") }
         if apnsAddress != "off" {
             let address: APNsEndpointAddress
             do { address = try APNsEndpointAddress(parsing: apnsAddress) } catch { throw ValidationError("--apns-address: \(error)") }
@@ -104,6 +109,9 @@ public struct DaemonOptions: ParsableArguments {
         configuration.timezonePath = timezonePath
         let zone = SystemZone(TimeZoneMonitor.currentZone(localtimePath: localtimePath, timezonePath: timezonePath))
         configuration.systemZone = zone
+        if location == "geoclue" {
+            configuration.locationSource = GeoClueLocationSource(logger: Logger(label: "unotifyd"))
+        }
         let relay = ResponseRelay(logger: Logger(label: "unotifyd"))
         let presenter = AutomaticPresenter(
             self.presenter, terminal: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }),

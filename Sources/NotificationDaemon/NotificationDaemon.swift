@@ -124,6 +124,17 @@ public actor NotificationDaemon {
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
+                if let source = configuration.locationSource {
+                    group.addTask { [logger] in
+                        do {
+                            for try await fix in source.fixes() {
+                                _ = try? await scheduler.locationDidChange(fix, deliver: true)
+                            }
+                        } catch {
+                            logger.warning("the location source stopped: \(error)")
+                        }
+                    }
+                }
                 try await server.executeThenClose { connections in
                     for try await connection in connections {
                         group.addTask { await self.serve(connection) }

@@ -1,8 +1,11 @@
 import Foundation
 import NotificationClient
+import NotificationDaemon
 import NotificationEngine
+import NotificationLocation
 import NotificationModel
 import NotificationStoreSQLite
+import OpenUserNotificationsTesting
 import Synchronization
 import Testing
 
@@ -540,5 +543,42 @@ enum Mount {
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
+    }
+}
+
+@Suite("unotifyd and location sources")
+struct DaemonLocationSourceTests {
+    @Test("a location source given to the daemon feeds its engine: crossing into a region fires its request")
+    func sourceFeedsEngine() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotifyd-location-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = ManualLocationSource()
+        var configuration = DaemonConfiguration(socketPath: folder.appendingPathComponent("d.sock").path, storePath: "")
+        configuration.runsEngineLoop = false
+        configuration.locationSource = source
+        let presenter = RecordingPresenter()
+        let daemon = NotificationDaemon(
+            configuration: configuration, store: try SQLiteNotificationStore(), clock: SystemNotificationClock(),
+            presenter: presenter)
+        let running = Task { try await daemon.run() }
+        defer { running.cancel() }
+        await daemon.waitUntilListening()
+        let app = "com.example.geofence"
+        try await daemon.scheduler.setAuthorization(appID: app, status: .authorized, options: [.alert])
+        let office = RegionSpec(
+            identifier: "office", latitude: 48.8725, longitude: 2.3508, radius: 100, notifyOnEntry: true,
+            notifyOnExit: false)
+        try await daemon.scheduler.add(
+            RequestSpec(identifier: "arrived", content: payload("At the office"), trigger: .location(office, repeats: false)),
+            appID: app)
+        // Two kilometres south, then at the center: an entry. A fix reported before the daemon's task listens is
+        // not seen, so the pair is reported again until the notification shows (a non-repeating request fires once).
+        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+        while presenter.presentations.isEmpty, ContinuousClock.now < deadline {
+            source.report(LocationFix(latitude: 48.8545, longitude: 2.3508, horizontalAccuracy: 10, timestamp: Date()))
+            source.report(LocationFix(latitude: 48.8725, longitude: 2.3508, horizontalAccuracy: 10, timestamp: Date()))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(presenter.presentations.map(\.identifier) == ["arrived"])
     }
 }

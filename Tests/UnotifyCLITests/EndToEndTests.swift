@@ -91,9 +91,9 @@ struct EndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
         _ = try await runToEnd(["add", "--in", "2s", "--title", "Hi", "--id", "hi"], environment: environment)
-        let watch = try RunningCommand(["watch", "--for", "8"], environment: environment)
+        let watch = try RunningCommand(["watch", "--for", "20"], environment: environment)
         defer { Task { await watch.kill9() } }
-        #expect(await watch.wait(upTo: 8) { out, _ in out.contains("│ Hi") })
+        #expect(await watch.wait(upTo: 20) { out, _ in out.contains("│ Hi") })
         let history = try await runToEnd(["history", "--json"], environment: environment)
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [[String: Any]])
         let lateness = try #require(entries.first?["lateness"] as? Double)
