@@ -112,7 +112,8 @@ final class RawSocket {
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return (String(decoding: data, as: UTF8.self), true) }
-            if count < 0 { return (String(decoding: data, as: UTF8.self), false) }
+            // A peer that closes with our bytes still unread in its buffer resets the connection: closed too.
+            if count < 0 { return (String(decoding: data, as: UTF8.self), errno == ECONNRESET) }
             data += buffer[0..<count]
         }
     }
