@@ -108,9 +108,11 @@ public actor AutomaticPresenter: NotificationPresenter {
     }
 
     public func badgeDidChange(appID: String, count: Int) async {
-        badges[appID] = count
         if choice != .desktop { await terminal.badgeDidChange(appID: appID, count: count) }
-        await desktopPresenter()?.badgeDidChange(appID: appID, count: count)
+        // Connecting republishes the badges remembered so far; this one is published once, below.
+        let desktop = await desktopPresenter()
+        badges[appID] = count
+        await desktop?.badgeDidChange(appID: appID, count: count)
     }
 
     /// Closes the desktop connection, if one was opened.
