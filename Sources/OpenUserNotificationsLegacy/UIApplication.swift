@@ -42,6 +42,9 @@ public final class UIApplication: UIResponder {
     private var badgeNumber = 0
     /// Counts this application's changes, so that an engine snapshot older than a change is not applied.
     private var changeCount = 0
+    /// One-shots delivered to the running app that an engine snapshot may still list: the engine removes one only
+    /// after the delegate has answered, and a refresh may read the engine in between.
+    private var firedOneShots: Set<String> = []
     /// The engine work started so far, chained in order.
     private var work: Task<Void, Never>?
     private var workCount = 0
@@ -277,9 +280,11 @@ public final class UIApplication: UIResponder {
         let unSettings = await center.notificationSettings()
         let categories = await center.notificationCategories()
         if start == changeCount {
+            // A snapshot without a fired one-shot shows the engine has removed it: nothing left to hide.
+            firedOneShots.formIntersection(requests.map(\.identifier))
             entries =
                 requests
-                .filter { $0.trigger != nil }
+                .filter { $0.trigger != nil && !firedOneShots.contains($0.identifier) }
                 .compactMap { request in
                     UILocalNotification.make(from: request).map {
                         Entry(identifier: request.identifier, notification: $0, nextFireDate: Self.nextFireDate(of: request))
@@ -404,11 +409,16 @@ public final class UIApplication: UIResponder {
     // MARK: - Events from the engine
 
     /// A notification fired while the app runs: in the foreground it goes to the delegate and is not shown; in the
-    /// background it is shown.
+    /// background it is shown. A one-shot leaves ``scheduledLocalNotifications`` at once, before the delegate sees it.
     func notificationDidFire(_ notification: UNNotification) -> UNNotificationPresentationOptions {
+        let request = notification.request
+        if request.trigger?.repeats != true {
+            firedOneShots.insert(request.identifier)
+            entries.removeAll { $0.identifier == request.identifier }
+        }
         scheduleRefresh()
         guard applicationState != .background else { return [.banner, .list, .sound, .badge] }
-        guard let local = UILocalNotification.make(from: notification.request) else { return [] }
+        guard let local = UILocalNotification.make(from: request) else { return [] }
         delegate?.application(self, didReceive: local)
         return []
     }
