@@ -89,11 +89,14 @@ struct UILocalNotificationTests {
         #expect(sounds.contains(nil))
     }
 
-    @Test("without a time zone the fire date is a fixed instant; with one it is wall-clock time that follows the zone")
-    func zoneChange() async throws {
+    @Test(
+        "without a time zone the fire date is a fixed instant; with one it is wall-clock time that follows the zone",
+        arguments: [NSCalendar.Unit(), .day])
+    func zoneChange(repeatInterval: NSCalendar.Unit) async throws {
         let harness = try await LegacyHarness(timeZone: zone("Europe/Paris"))
         let fixed = UILocalNotification()
         fixed.fireDate = date(2026, 1, 5, 12, 0, in: zone("Europe/Paris"))  // 11:00 UTC
+        fixed.repeatInterval = repeatInterval
         fixed.alertBody = "countdown"
         let wallClock = fixed.copy() as! UILocalNotification
         wallClock.timeZone = zone("Europe/Paris")
@@ -103,10 +106,11 @@ struct UILocalNotificationTests {
         await harness.application.settle()
 
         try await harness.system.setTimeZone(zone("America/New_York"))  // 12:00 there is 17:00 UTC
-        #expect(await harness.system.advance(by: 3 * 3600) == 1)
-        #expect(await harness.system.advance(by: 6 * 3600) == 1)
-        #expect(harness.shownBodies == ["countdown", "alarm clock"])
-        #expect(harness.shownDueDates == [date(2026, 1, 5, 11), date(2026, 1, 5, 17)])
+        await harness.system.advance(by: date(2026, 1, 6, 17).timeIntervalSince(start) + 1)
+        let days = repeatInterval.isEmpty ? [5] : [5, 6]  // a daily repeat keeps its reading on the next day
+        #expect(harness.shownBodies == days.flatMap { _ in ["countdown", "alarm clock"] })
+        #expect(harness.shownDueDates == days.flatMap { [date(2026, 1, $0, 11), date(2026, 1, $0, 17)] })
+        #expect(await harness.application.fetchScheduledLocalNotifications().count == (repeatInterval.isEmpty ? 0 : 2))
     }
 
     @Test(
