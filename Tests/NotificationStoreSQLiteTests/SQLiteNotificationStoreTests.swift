@@ -125,12 +125,17 @@ struct SQLiteNotificationStoreTests {
 
 @Suite("SQLite store migrations")
 struct MigrationTests {
-    @Test("a store written before floating plans existed is migrated: its floating rows join a plan")
-    func migratesFloatingRows() throws {
+    /// The path of a store file in a fresh folder, and the folder, which the caller removes.
+    func storeFile(_ name: String) throws -> (path: String, folder: URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder.appendingPathComponent(name).path, folder)
+    }
+
+    @Test("a store written before floating plans existed is migrated: its floating rows join a plan")
+    func migratesFloatingRows() throws {
+        let (path, folder) = try storeFile("old.sqlite")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("old.sqlite").path
         var components = CalendarComponents()
         components.hour = 9
         let spec = RequestSpec(identifier: "f", content: NotificationPayload(), trigger: .calendar(components, repeats: true, matching: .apple))
@@ -147,5 +152,74 @@ struct MigrationTests {
         #expect(try store.pendingRequests(appID: "com.example.old").first?.nextFireDate == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(try store.floatingPlans(dueAfter: .distantPast).map(\.appID) == ["com.example.old"])
         #expect(try store.nextWakeDate() == Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test("a store written before region states existed opens with its data, and its location requests start unknown")
+    func migratesLocationRows() throws {
+        let (path, folder) = try storeFile("v3.sqlite")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let app = "com.example.old"
+        var content = NotificationPayload()
+        content.title = "At the tower"
+        content.userInfo = ["n": .integer(1)]
+        let tower = RegionSpec(
+            identifier: "tower", latitude: 48.8584, longitude: 2.2945, radius: 150, notifyOnExit: false)
+        let home = RegionSpec(identifier: "home", latitude: 52.52, longitude: 13.405, radius: 80)
+        let specs = [
+            RequestSpec(identifier: "arrive", content: content, trigger: .location(tower, repeats: false)),
+            RequestSpec(identifier: "home", content: NotificationPayload(), trigger: .location(home, repeats: true)),
+            RequestSpec(
+                identifier: "timer", content: NotificationPayload(), trigger: .timeInterval(60, repeats: false)),
+        ]
+        // The schema and rows as the code before `v4-region-state` left them.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteNotificationStore.migrator.migrate(queue, upTo: "v3-floating-plan")
+            try queue.write { db in
+                for (spec, nextFire) in zip(specs, [nil, nil, 1_800_000_000] as [Double?]) {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO pending (app, identifier, spec, addedAt, nextFire, floating)
+                            VALUES (?, ?, ?, ?, ?, 0)
+                            """,
+                        arguments: [app, spec.identifier, try JSON.encode(spec), 1_700_000_000, nextFire])
+                }
+                try db.execute(
+                    sql: "INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, ?, ?, ?)",
+                    arguments: [app, AuthorizationStatus.authorized.rawValue, AuthorizationSet.alert.rawValue, 2])
+            }
+        }
+
+        let store = try SQLiteNotificationStore(path: path)
+        // The data is kept.
+        let pending = try store.pendingRequests(appID: app).sorted { $0.revision < $1.revision }
+        #expect(pending.map(\.spec) == specs)
+        #expect(pending.map(\.nextFireDate) == [nil, nil, Date(timeIntervalSince1970: 1_800_000_000)])
+        #expect(pending.allSatisfy { $0.addedAt == Date(timeIntervalSince1970: 1_700_000_000) })
+        #expect(try store.appState(appID: app)?.badge == 2)
+        #expect(try store.nextWakeDate() == Date(timeIntervalSince1970: 1_800_000_000))
+
+        // The location requests, and only they, have a region state: 'unknown' until a fix decides (docs/location.md).
+        let located = try store.locationRequests(appID: nil)
+        #expect(located.map(\.request.identifier) == ["arrive", "home"])
+        #expect(located.allSatisfy { $0.state == .unknown })
+        let queue = try DatabaseQueue(path: path)
+        let columns = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT identifier, regionState FROM pending ORDER BY id").map { row in
+                "\(row["identifier"] as String)=\(row["regionState"] as String? ?? "NULL")"
+            }
+        }
+        #expect(columns == ["arrive=unknown", "home=unknown", "timer=NULL"])
+        #expect(try queue.read { db in try db.indexes(on: "pending").contains { $0.name == "pending_region" } })
+        #expect(try queue.read { db in try SQLiteNotificationStore.migrator.hasCompletedMigrations(db) })
+
+        // The migrated rows take part in location updates like new ones.
+        let arrive = try #require(located.first)
+        let entered = Date(timeIntervalSince1970: 1_750_000_000)
+        try store.updateRegionStates([
+            RegionStateUpdate(revision: arrive.request.revision, state: .inside, dueAt: entered)
+        ])
+        #expect(try store.locationRequests(appID: app).map(\.state) == [.inside, .unknown])
+        #expect(try store.nextWakeDate() == entered)
     }
 }
