@@ -53,6 +53,34 @@ struct CommandTests {
         #expect(try await execute(["trigger", "next"] + arguments) == expected)
     }
 
+    @Test(
+        "trigger next explains that a location trigger has no dates and what makes it fire",
+        arguments: [
+            (
+                ["--region", "48.8584,2.2945,150", "--region-id", "tower", "--on-entry"],
+                "a location trigger has no fire dates: it fires once, on entering the 150 m circle around "
+                    + "48.8584,2.2945 (region 'tower'), when a location fix shows the crossing "
+                    + "(unotify location set <latitude> <longitude>)"
+            ),
+            (
+                ["--region", "-33.8568,151.2153,2500.5", "--repeats"],
+                "a location trigger has no fire dates: it fires every time, on entering or leaving the 2500.5 m circle "
+                    + "around -33.8568,151.2153 (region 'region'), when a location fix shows the crossing "
+                    + "(unotify location set <latitude> <longitude>)"
+            ),
+            (
+                ["--region", "0,0,10", "--on-exit", "--after", "2026-01-05T00:00:00Z"],
+                "a location trigger has no fire dates: it fires once, on leaving the 10 m circle around 0,0 "
+                    + "(region 'region'), when a location fix shows the crossing "
+                    + "(unotify location set <latitude> <longitude>)"
+            ),
+        ] as [([String], String)])
+    func triggerNextRegion(arguments: [String], expected: String) async throws {
+        let error = await #expect(throws: CLIError.self) { try await execute(["trigger", "next"] + arguments) }
+        #expect(error?.description == expected)
+        #expect(error.map { Unotify.message(for: $0) } == expected)
+    }
+
     @Test("add, list, remove and authorize work on a store file")
     func addListRemove() async throws {
         let (store, folder) = temporaryStore()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NotificationEngine
+import NotificationModel
 
 /// `unotify trigger next`: print a trigger's next fire dates.
 struct TriggerCommand: AsyncParsableCommand {
@@ -9,14 +10,17 @@ struct TriggerCommand: AsyncParsableCommand {
 
     struct Next: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a trigger's next fire dates in ISO 8601 UTC, one a line (like systemd-analyze calendar).")
+            abstract: "Print a trigger's next fire dates in ISO 8601 UTC, one a line (like systemd-analyze calendar).",
+            discussion: "A location trigger (--region) has no dates: it fires when a location fix crosses its circle.")
 
         @OptionGroup var when: TriggerOptions
         @Option(help: "Start after this instant (ISO 8601; default: now).") var after: String?
         @Option(help: "How many dates.") var count: Int = 1
 
         func run() async throws {
-            guard let trigger = try when.trigger() else { throw ValidationError("give --in, --at or --calendar") }
+            guard let trigger = try when.trigger() else {
+                throw ValidationError("give --in, --at, --calendar or --region")
+            }
             guard count > 0 else { throw ValidationError("--count must be at least 1") }
             let start: Date
             if let after {
@@ -28,10 +32,31 @@ struct TriggerCommand: AsyncParsableCommand {
                 start = Date()
             }
             do { try TriggerPlanner.validate(trigger) } catch let error as EngineError { throw CLIError(error.message) }
+            if case .location(let region, let repeats) = trigger {
+                throw CLIError(Self.noDates(for: region, repeats: repeats))
+            }
             let dates = TriggerPlanner.fireDates(
                 for: trigger, after: start, count: count, calendar: SystemNotificationClock().calendar)
             if dates.isEmpty { throw CLIError("no date matches this trigger") }
             for date in dates { CLIOutput.print(CLIOutput.iso(date)) }
+        }
+
+        /// Why a location trigger has no dates, and what makes it fire instead: one line.
+        static func noDates(for region: RegionSpec, repeats: Bool) -> String {
+            let crossing =
+                switch (region.notifyOnEntry, region.notifyOnExit) {
+                case (true, true): "on entering or leaving"
+                case (true, false): "on entering"
+                case (false, true): "on leaving"
+                case (false, false): "on neither entering nor leaving"
+                }
+            func number(_ value: Double) -> String {
+                value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+            }
+            return "a location trigger has no fire dates: it fires \(repeats ? "every time" : "once"), \(crossing) the "
+                + "\(number(region.radius)) m circle around \(number(region.latitude)),\(number(region.longitude)) "
+                + "(region '\(region.identifier)'), when a location fix shows the crossing "
+                + "(unotify location set <latitude> <longitude>)"
         }
     }
 }
