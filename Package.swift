@@ -117,7 +117,8 @@ let package = Package(
         .executableTarget(
             name: "unotify", dependencies: ["UnotifyCLI", .product(name: "Logging", package: "swift-log")]
         ),
-        // Linux facilities a per-user daemon needs: wall-clock jumps, system zone changes, peer credentials.
+        // Linux facilities a per-user daemon needs: wall-clock jumps, system zone changes, peer credentials, child
+        // processes with a clean signal mask (also the test fixtures' Xvfb, dbus-daemon, geoclue and PulseAudio).
         .target(name: "CNotificationPlatform"),
         .target(name: "NotificationPlatform", dependencies: ["CNotificationPlatform"]),
         // A small typed Swift wrapper around libdbus-1 (CDBus, declared after the settings loop below).
@@ -131,7 +132,10 @@ let package = Package(
             ]
         ),
         // Notification sounds: header validation by Apple's rules, lookup, and playback through a desktop player.
-        .target(name: "NotificationSound", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "NotificationSound",
+            dependencies: ["NotificationPlatform", .product(name: "Logging", package: "swift-log")]
+        ),
         // The pre-iOS 10 local-notification API (UILocalNotification, UIApplication's scheduling calls) over ours.
         .target(name: "OpenUserNotificationsLegacy", dependencies: ["OpenUserNotifications"]),
         // The seed's re-engagement reminders through the legacy API.
@@ -165,13 +169,15 @@ let package = Package(
             name: "NotificationDesktopTests",
             dependencies: [
                 "NotificationDesktop", "DBusKit", "NotificationSound", "OpenUserNotificationsTesting",
-                "NotificationStoreSQLite",
+                "NotificationStoreSQLite", "NotificationPlatform",
             ]
         ),
-        .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound"]),
+        .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound", "NotificationPlatform"]),
         .testTarget(name: "NotificationLocalizationTests", dependencies: ["NotificationLocalization"]),
         .testTarget(name: "NotificationLocationTests", dependencies: ["NotificationLocation"]),
-        .testTarget(name: "NotificationGeoClueTests", dependencies: ["NotificationGeoClue", "DBusKit"]),
+        .testTarget(
+            name: "NotificationGeoClueTests", dependencies: ["NotificationGeoClue", "DBusKit", "NotificationPlatform"]
+        ),
         .testTarget(
             name: "NotificationPushGatewayTests",
             dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting"]

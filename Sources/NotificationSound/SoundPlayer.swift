@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NotificationPlatform
 
 /// Plays notification sounds through a desktop sound program found on `PATH`.
 ///

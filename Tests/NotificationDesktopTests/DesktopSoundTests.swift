@@ -2,6 +2,7 @@ import DBusKit
 import Foundation
 import NotificationDesktop
 import NotificationModel
+import NotificationPlatform
 import NotificationSound
 import Synchronization
 import Testing
@@ -20,7 +21,7 @@ final class PrivateSoundServer {
     let folder: URL
     /// What a player needs to reach this server and only this one.
     let environment: [String: String]
-    private let server: ChildProcess
+    private let server: SpawnedProcess
     private let fifo: Int32
     private let meter = Meter()
     private let drained = DispatchGroup()
@@ -58,11 +59,7 @@ final class PrivateSoundServer {
     }
 
     static var isAvailable: Bool {
-        ["pulseaudio", "paplay"].allSatisfy { name in
-            (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-                FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
-            }
-        }
+        ["pulseaudio", "paplay"].allSatisfy { SpawnedProcess.executable(named: $0) != nil }
     }
 
     init() async throws {
@@ -75,25 +72,26 @@ final class PrivateSoundServer {
             "XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
         ]
         let sink = folder.appendingPathComponent("sink.fifo").path
-        server = try ChildProcess(
-            URL(fileURLWithPath: "/usr/bin/pulseaudio"),
-            [
+        let log = folder.appendingPathComponent("pulseaudio.log").path
+        server = try SpawnedProcess(
+            executable: "/usr/bin/pulseaudio",
+            arguments: [
                 "--daemonize=no", "--system=false", "--exit-idle-time=-1", "--disallow-exit", "-n", "--use-pid-file=no",
                 "--realtime=no", "--load=module-native-protocol-unix",
                 "--load=module-pipe-sink sink_name=pipesink file=\(sink) format=s16le rate=44100 channels=2",
-            ], environment: environment, log: folder.appendingPathComponent("pulseaudio.log"))
+            ], environment: environment, standardOutput: .file(log), standardError: .file(log))
         let socket = runtime.appendingPathComponent("pulse/native").path
         let deadline = ContinuousClock.now.advanced(by: .seconds(15))
         while !FileManager.default.fileExists(atPath: socket) || !FileManager.default.fileExists(atPath: sink) {
             guard ContinuousClock.now < deadline else {
-                kill(server.pid, SIGKILL)
+                server.send(SIGKILL)
                 throw FixtureError("PulseAudio did not start (see \(folder.path)/pulseaudio.log)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
         fifo = open(sink, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fifo >= 0 else {
-            kill(server.pid, SIGKILL)
+            server.send(SIGKILL)
             throw FixtureError("cannot open the sink's FIFO: errno \(errno)")
         }
         let (fifo, meter, drained) = (fifo, meter, drained)

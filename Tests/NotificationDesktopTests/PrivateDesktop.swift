@@ -1,5 +1,6 @@
 import DBusKit
 import Foundation
+import NotificationPlatform
 
 #if os(Linux)
 import Glibc
@@ -20,14 +21,14 @@ import Glibc
 final class PrivateDesktop {
     /// Whether the programs the suite needs are installed.
     static var isAvailable: Bool {
-        ["dunst", "dunstctl", "Xvfb", "dbus-daemon"].allSatisfy { executable(named: $0) != nil }
+        ["dunst", "dunstctl", "Xvfb", "dbus-daemon"].allSatisfy { SpawnedProcess.executable(named: $0) != nil }
     }
 
     let busAddress: String
     let display: String
     let folder: URL
-    private let xvfb: ChildProcess
-    private let bus: ChildProcess
+    private let xvfb: SpawnedProcess
+    private let bus: SpawnedProcess
 
     /// The environment for programs that talk to this desktop.
     var environment: [String: String] {
@@ -38,20 +39,23 @@ final class PrivateDesktop {
         ]
     }
 
-    /// Starts Xvfb on a free display (it picks one and reports it through `-displayfd`) and a session bus.
+    /// Starts Xvfb on a free display (it picks one and reports it through `-displayfd`) and a session bus. What
+    /// started before a failure is killed as the initializer gives it up.
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("desktop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("config"), withIntermediateDirectories: true)
-        guard let xvfbPath = Self.executable(named: "Xvfb"), let busPath = Self.executable(named: "dbus-daemon") else {
+        guard let xvfbPath = SpawnedProcess.executable(named: "Xvfb"),
+            let busPath = SpawnedProcess.executable(named: "dbus-daemon")
+        else {
             throw FixtureError("Xvfb or dbus-daemon is missing")
         }
         let base = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": folder.path]
-        xvfb = try ChildProcess(
-            xvfbPath, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"], environment: base,
-            log: folder.appendingPathComponent("xvfb.log"))
+        xvfb = try SpawnedProcess(
+            executable: xvfbPath, arguments: ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+            environment: base, standardOutput: .pipe,
+            standardError: .file(folder.appendingPathComponent("xvfb.log").path))
         guard let number = try? xvfb.firstLine(within: .seconds(15)), Int(number) != nil else {
-            kill(xvfb.pid, SIGKILL)
             throw FixtureError("Xvfb reported no display (see \(folder.path)/xvfb.log)")
         }
         display = ":" + number
@@ -59,17 +63,10 @@ final class PrivateDesktop {
         var busEnvironment = base
         busEnvironment["DISPLAY"] = display
         busEnvironment["XDG_CONFIG_HOME"] = folder.appendingPathComponent("config").path
-        do {
-            bus = try ChildProcess(
-                busPath, ["--session", "--nofork", "--print-address=1"], environment: busEnvironment,
-                log: folder.appendingPathComponent("bus.log"))
-        } catch {
-            kill(xvfb.pid, SIGKILL)
-            throw error
-        }
+        bus = try SpawnedProcess(
+            executable: busPath, arguments: ["--session", "--nofork", "--print-address=1"], environment: busEnvironment,
+            standardOutput: .pipe, standardError: .file(folder.appendingPathComponent("bus.log").path))
         guard let address = try? bus.firstLine(within: .seconds(15)), address.hasPrefix("unix:") else {
-            kill(bus.pid, SIGKILL)
-            kill(xvfb.pid, SIGKILL)
             throw FixtureError("dbus-daemon reported no address (see \(folder.path)/bus.log)")
         }
         busAddress = address
@@ -125,7 +122,7 @@ final class PrivateDesktop {
     @discardableResult
     func dunstctl(_ arguments: String...) throws -> String {
         let process = Process()
-        process.executableURL = Self.executable(named: "dunstctl")
+        process.executableURL = SpawnedProcess.executable(named: "dunstctl").map(URL.init(fileURLWithPath:))
         process.arguments = arguments
         process.environment = environment
         let output = Pipe()
@@ -173,15 +170,6 @@ final class PrivateDesktop {
             guard ContinuousClock.now < deadline else { throw FixtureError("timed out waiting until \(what)") }
             try await Task.sleep(for: .milliseconds(20))
         }
-    }
-
-    private static func executable(named name: String) -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return nil
     }
 }
 

@@ -1,11 +1,12 @@
 import DBusKit
 import Foundation
+import NotificationPlatform
 import Testing
 
 /// DBusKit's `d`, `t` and struct values through a real bus: a connection sends a signal to itself.
 @Suite(
     "DBusKit doubles, uint64 and structs on a bus", .timeLimit(.minutes(1)),
-    .enabled(if: Spawned.executable(named: "dbus-daemon") != nil))
+    .enabled(if: SpawnedProcess.executable(named: "dbus-daemon") != nil))
 struct DBusValueRoundTripTests {
     @Test("a signal carrying d, t, (tt) and a{sv} of them arrives decoded as sent")
     func roundTrip() async throws {
@@ -40,7 +41,7 @@ struct DBusValueRoundTripTests {
         } catch {
             Issue.record(error)
         }
-        await bus.kill()
+        await bus.stop(signal: SIGKILL)
         try? FileManager.default.removeItem(at: folder)
     }
 }

@@ -1,5 +1,6 @@
 import DBusKit
 import Foundation
+import NotificationPlatform
 
 #if os(Linux)
 import Glibc
@@ -18,12 +19,13 @@ final class GeoClueStack {
     /// `/etc/geoclue/geoclue.conf` and the agent is looked up by user id).
     static var isAvailable: Bool {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: geoclue)
-            && FileManager.default.isExecutableFile(atPath: agent) && Spawned.executable(named: "dbus-daemon") != nil
+            && FileManager.default.isExecutableFile(atPath: agent)
+            && SpawnedProcess.executable(named: "dbus-daemon") != nil
     }
 
     let folder: URL
     let busAddress: String
-    private var children: [Spawned] = []
+    private var children: [SpawnedProcess] = []
     private var nmea: NMEAServer?
 
     /// Starts the bus, the NMEA server serving `sentences`, geoclue and the agent; throws (after stopping what
@@ -49,14 +51,15 @@ final class GeoClueStack {
         defer { Task { await probe.close() } }
 
         let gps = folder.appendingPathComponent("gps.sock").path
+        func logFile(_ name: String) -> String { folder.appendingPathComponent("\(name).log").path }
         nmea = try NMEAServer(path: gps, sentences: sentences)
         let environment = [
             "PATH": path, "HOME": folder.path, "DBUS_SYSTEM_BUS_ADDRESS": busAddress, "G_MESSAGES_DEBUG": "all",
         ]
         children.append(
-            try Spawned(
-                Self.geoclue, ["--timeout=0", "--nmea-socket=\(gps)"], environment: environment,
-                log: folder.appendingPathComponent("geoclue.log")))
+            try SpawnedProcess(
+                executable: Self.geoclue, arguments: ["--timeout=0", "--nmea-socket=\(gps)"], environment: environment,
+                standardOutput: .file(logFile("geoclue")), standardError: .file(logFile("geoclue"))))
         _ = try await poll("geoclue on the bus") { () async -> Bool? in
             let reply = try? await probe.call(
                 DBusMethodCall(
@@ -66,8 +69,9 @@ final class GeoClueStack {
             return reply?.first == .boolean(true) ? true : nil
         }
         children.append(
-            try Spawned(
-                Self.agent, [], environment: environment, log: folder.appendingPathComponent("agent.log")))
+            try SpawnedProcess(
+                executable: Self.agent, arguments: [], environment: environment,
+                standardOutput: .file(logFile("agent")), standardError: .file(logFile("agent"))))
     }
 
     private func poll<Value>(_ what: String, _ attempt: () async -> Value?) async throws -> Value {
@@ -81,7 +85,7 @@ final class GeoClueStack {
 
     /// Kills every child (SIGKILL, in reverse order), stops the NMEA server and removes the folder.
     func stop() async {
-        for child in children.reversed() { await child.kill() }
+        for child in children.reversed() { await child.stop(signal: SIGKILL) }
         children.removeAll()
         await nmea?.stop()
         nmea = nil
@@ -92,7 +96,7 @@ final class GeoClueStack {
 /// A `dbus-daemon` with a `<type>system</type>` configuration that lets everyone own and call everything.
 enum PrivateSystemBus {
     /// Writes the configuration into `folder` and starts the daemon listening at `socket`.
-    static func spawn(in folder: URL, socket: String) throws -> Spawned {
+    static func spawn(in folder: URL, socket: String) throws -> SpawnedProcess {
         let configuration = folder.appendingPathComponent("bus.conf")
         try """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -109,11 +113,12 @@ enum PrivateSystemBus {
           </policy>
         </busconfig>
         """.write(to: configuration, atomically: true, encoding: .utf8)
-        guard let daemon = Spawned.executable(named: "dbus-daemon") else { throw FixtureError("no dbus-daemon") }
+        guard let daemon = SpawnedProcess.executable(named: "dbus-daemon") else { throw FixtureError("no dbus-daemon") }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return try Spawned(
-            daemon, ["--config-file=\(configuration.path)", "--nofork"], environment: ["PATH": path],
-            log: folder.appendingPathComponent("bus.log"))
+        let log = folder.appendingPathComponent("bus.log").path
+        return try SpawnedProcess(
+            executable: daemon, arguments: ["--config-file=\(configuration.path)", "--nofork"],
+            environment: ["PATH": path], standardOutput: .file(log), standardError: .file(log))
     }
 
     /// Retries `attempt` every 50 ms until it returns a value, for at most 15 seconds.
@@ -125,4 +130,10 @@ enum PrivateSystemBus {
         }
         throw FixtureError("\(what) did not come up within 15 s")
     }
+}
+
+/// A test failure in the fixtures (a program that does not start, a bus that does not answer).
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

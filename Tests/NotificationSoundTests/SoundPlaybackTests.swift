@@ -1,4 +1,5 @@
 import Foundation
+import NotificationPlatform
 import Testing
 
 @testable import NotificationSound
@@ -46,7 +47,7 @@ final class PrivatePulse {
         recorder?.send(SIGKILL)
         recorder = try SpawnedProcess(
             executable: try #require(Tool.path("cat")), arguments: [directory.file("sink.fifo").path],
-            environment: environment, standardOutput: file.path)
+            environment: environment, standardOutput: .file(file.path))
     }
 
     /// The maximum amplitude (0…1) recorded in `file` so far, once it exceeds `threshold` or the deadline passes.
@@ -70,10 +71,7 @@ final class PrivatePulse {
 
     /// Kills the recorder and the server (SIGKILL) and removes the directory.
     func stop() async {
-        for child in [recorder, server].compactMap({ $0 }) {
-            child.send(SIGKILL)
-            _ = await child.waitForExit(timeout: .seconds(5))
-        }
+        for child in [recorder, server].compactMap({ $0 }) { await child.stop(signal: SIGKILL) }
         directory.remove()
     }
 

@@ -1,13 +1,11 @@
 import Foundation
+import NotificationPlatform
 @testable import NotificationSound
 
 /// External programs the tests may use.
 enum Tool {
     /// The path of `name` on `PATH`, or `nil`.
-    static func path(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func path(_ name: String) -> String? { SpawnedProcess.executable(named: name) }
 
     /// Whether every program in `names` is on `PATH`.
     static func all(_ names: String...) -> Bool { names.allSatisfy { path($0) != nil } }

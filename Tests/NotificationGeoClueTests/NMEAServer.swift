@@ -7,69 +7,6 @@ import Glibc
 #error("NotificationGeoClueTests: unsupported operating system")
 #endif
 
-/// A test failure in the fixtures (a program that does not start, a bus that does not answer).
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A child process (dbus-daemon, geoclue, the demo agent) spawned with a clean signal mask and default signal
-/// actions (test code runs on threads that block most signals), its output going to a log file.
-final class Spawned: Sendable {
-    let pid: pid_t
-    let name: String
-
-    init(_ executable: String, _ arguments: [String], environment: [String: String], log: URL) throws {
-        name = (executable as NSString).lastPathComponent
-        let logDescriptor = open(log.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        defer { if logDescriptor >= 0 { close(logDescriptor) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if logDescriptor >= 0 {
-            posix_spawn_file_actions_adddup2(&actions, logDescriptor, 1)
-            posix_spawn_file_actions_adddup2(&actions, logDescriptor, 2)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        guard status == 0 else { throw FixtureError("cannot start \(executable): error \(status)") }
-        pid = child
-    }
-
-    /// Sends `SIGKILL` and reaps the child on a thread of its own (never on the cooperative pool).
-    func kill() async {
-        _ = Glibc.kill(pid, SIGKILL)
-        let pid = self.pid
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                _ = waitpid(pid, &status, 0)
-                continuation.resume()
-            }
-        }
-    }
-
-    /// The full path of `name` on `PATH`, or `nil`.
-    static func executable(named name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return (path.split(separator: ":").map { "\($0)/\(name)" } + ["/usr/bin/\(name)", "/bin/\(name)"])
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-}
-
 /// A Unix-socket server that sends NMEA sentences to every client, every 300 ms, on a thread of its own, as a GPS
 /// daemon would: GeoClue's `network-nmea` source (`--nmea-socket`) connects to it.
 final class NMEAServer: Sendable {
