@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import NotificationEngine
 import NotificationPush
 
 /// The APNs provider API on a local address: `POST /3/device/<token>` over HTTP/2 (h2c with prior knowledge, or
@@ -90,7 +91,8 @@ public actor APNsEndpoint {
         let tls = try configuration.tls.map(Self.makeTLSContext)
         let answerer = answerer
         let connections = connections
-        let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout * 1_000_000_000))
+        let idleTimeout = configuration.idleTimeout
+        let clock = configuration.clock
         var settings = nioDefaultSettings
         settings.removeAll { $0.parameter == .maxConcurrentStreams }
         settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams))
@@ -103,7 +105,7 @@ public actor APNsEndpoint {
                 channel.eventLoop.makeCompletedFuture {
                     connections.add(channel)
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(readTimeout: idle))
+                    try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout, clock: clock))
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     try sync.addHandler(
                         ProtocolSniffer { choice, context in
@@ -126,22 +128,26 @@ public actor APNsEndpoint {
     }
 
     /// Stops: new requests answer 503 `Shutdown`, HTTP/2 connections get a GOAWAY with `{"reason":"Shutdown"}`,
-    /// requests in flight finish (for up to `grace` seconds), then every connection closes.
+    /// requests in flight finish (for up to `grace` seconds on the configuration's clock), then every connection
+    /// closes.
+    ///
+    /// - Parameter grace: How long requests in flight may take to finish before their connections are closed.
     public func stop(grace: TimeInterval = 2) async {
         guard case .running = state else {
             state = .stopped
             return
         }
         state = .stopped
+        let clock = configuration.clock
+        let deadline = clock.now.addingTimeInterval(grace)
         answerer.startDraining()
         try? await server?.close()
         server = nil
-        let open = connections.all
-        for channel in open { channel.pipeline.fireUserInboundEventTriggered(EndpointShutdownEvent()) }
+        for channel in connections.all { channel.pipeline.fireUserInboundEventTriggered(EndpointShutdownEvent()) }
         // A task of its own: the caller may be cancelled already, and the wait must still wait.
-        let deadline = Date().addingTimeInterval(grace)
         await Task { [answerer] in
-            while answerer.inFlight > 0 && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            await FirstAnswer.race(
+                { await answerer.waitUntilDrained() }, orElse: { try? await clock.sleep(until: deadline) })
         }.value
         for channel in connections.all { try? await channel.close() }
         logger.info("APNs endpoint stopped")

@@ -1,12 +1,24 @@
 import Foundation
+import NotificationEngine
 
-/// How the APNs endpoint runs: address, TLS, provider tokens and the limits that produce APNs's transport
-/// answers (`IdleTimeout`, `TooManyRequests`, `ServiceUnavailable`).
+/// How the APNs endpoint runs: address, TLS, provider tokens, the limits that produce APNs's transport
+/// answers (`IdleTimeout`, `TooManyRequests`, `ServiceUnavailable`) and the clock they are measured with.
 ///
 /// ```swift
 /// var configuration = APNsEndpointConfiguration(address: .default)
 /// configuration.tls = .init(certificatePath: "cert.pem", keyPath: "key.pem")
 /// configuration.providerTokens = try ProviderTokenVerifier(authKeys: "/etc/apns-keys", teamID: "TEAM123456")
+/// ```
+///
+/// Tests pass a manual clock (`ManualNotificationClock` in `OpenUserNotificationsTesting`) and move it themselves:
+///
+/// ```swift
+/// let clock = ManualNotificationClock(now: Date(timeIntervalSince1970: 1_000_000))
+/// var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+/// configuration.clock = clock
+/// configuration.idleTimeout = 60
+/// // … open a connection, then:
+/// clock.advance(by: 61)   // the connection gets GOAWAY {"reason":"IdleTimeout"}
 /// ```
 public struct APNsEndpointConfiguration: Sendable {
     /// A PEM certificate chain and private key for TLS.
@@ -40,6 +52,9 @@ public struct APNsEndpointConfiguration: Sendable {
     public var maximumRequestsPerTokenPerSecond: Int? = 1_000
     /// HTTP/2 streams a client may open at once (APNs advertises 1000 at most).
     public var maximumConcurrentStreams = 1_000
+    /// Where the endpoint reads time: the idle timeout, the per-token rate's seconds and the grace of
+    /// ``APNsEndpoint/stop(grace:)`` are measured with it. The system clock unless a test injects a manual one.
+    public var clock: any NotificationClock = SystemNotificationClock()
 
     /// Creates a configuration.
     public init(address: APNsEndpointAddress = .default) {

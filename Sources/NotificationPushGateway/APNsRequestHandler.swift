@@ -50,16 +50,24 @@ final class APNsRequestHandler: ChannelInboundHandler {
         let answerer = answerer, connection = connection
         let keepAlive = head.isKeepAlive
         let version = head.version
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.makeFutureWithTask { await answerer.answer(request, connection: connection) }
-            .whenSuccess { response in
-                let (handler, context) = bound.value
-                handler.write(response, version: version, keepAlive: keepAlive, context: context)
+        let eventLoop = context.eventLoop
+        let bound = NIOLoopBound((self, context), eventLoop: eventLoop)
+        Task {
+            // The request stays in flight until its answer is flushed (or the connection is gone), so a stopping
+            // endpoint closes the connection only after the answer went out.
+            await answerer.answer(request, connection: connection) { response in
+                try? await eventLoop.flatSubmit {
+                    let (handler, context) = bound.value
+                    return handler.write(response, version: version, keepAlive: keepAlive, context: context)
+                }.get()
             }
+        }
     }
 
-    private func write(_ response: APNsResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext)
-    {
+    /// Writes the answer; the future completes when its last part is flushed.
+    private func write(
+        _ response: APNsResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext
+    ) -> EventLoopFuture<Void> {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
         let body = response.body
         headers.add(name: "content-length", value: "\(body.count)")
@@ -78,6 +86,7 @@ final class APNsRequestHandler: ChannelInboundHandler {
             let channel = context.channel
             done.whenComplete { _ in channel.close(promise: nil) }
         }
+        return done
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

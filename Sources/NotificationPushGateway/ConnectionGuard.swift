@@ -23,7 +23,7 @@ final class ConnectionGuard: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
+        if event is ConnectionIdleEvent {
             goAway(APNsReason.idleTimeout, context: context, thenClose: true)
         } else if event is EndpointShutdownEvent {
             // The endpoint closes the connection itself once the requests in flight are answered.

@@ -1,11 +1,12 @@
 import Foundation
+import NotificationEngine
 import NotificationModel
 import NotificationPush
 import Synchronization
 
 /// Answers one request on behalf of every connection: the endpoint's own checks (shutting down, too busy,
 /// provider token, per-token rate), then the responder (``PushGateway/handle(_:)``). All shared state sits in one
-/// `Mutex`.
+/// `Mutex`; the per-token rate counts seconds of the configuration's clock.
 final class RequestAnswerer: Sendable {
     private struct State {
         var draining = false
@@ -13,12 +14,16 @@ final class RequestAnswerer: Sendable {
         /// Requests per device token in the current second.
         var second: Int64 = 0
         var perToken: [Substring: Int] = [:]
+        /// Tasks waiting in ``waitUntilDrained()``.
+        var drainWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     let responder: @Sendable (APNsRequest) async -> APNsResponse
     let verifier: ProviderTokenVerifier?
     let maximumConcurrentRequests: Int
     let maximumRequestsPerTokenPerSecond: Int?
+    let clock: any NotificationClock
     private let state = Mutex(State())
 
     init(
@@ -29,6 +34,7 @@ final class RequestAnswerer: Sendable {
         self.verifier = verifier
         self.maximumConcurrentRequests = configuration.maximumConcurrentRequests
         self.maximumRequestsPerTokenPerSecond = configuration.maximumRequestsPerTokenPerSecond
+        self.clock = configuration.clock
     }
 
     /// From now on every request answers 503 `Shutdown`.
@@ -37,8 +43,48 @@ final class RequestAnswerer: Sendable {
     /// The number of requests being answered.
     var inFlight: Int { state.withLock { $0.inFlight } }
 
+    /// Returns once no request is being answered (at once when none is), or when the calling task is cancelled.
+    func waitUntilDrained() async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state in
+                    if state.inFlight == 0 || Task.isCancelled { return true }
+                    state.drainWaiters[id] = continuation
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.drainWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Ends one admitted request; the last one out wakes the tasks waiting for the endpoint to drain.
+    private func finish() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.inFlight -= 1
+            guard state.inFlight == 0 else { return [] }
+            defer { state.drainWaiters.removeAll() }
+            return Array(state.drainWaiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
     /// Answers a request; never throws, every outcome is an APNs answer.
     func answer(_ request: APNsRequest, connection: ConnectionTokenState) async -> APNsResponse {
+        await answer(request, connection: connection) { $0 }
+    }
+
+    /// Answers a request and hands the answer to `deliver` (which writes it to the connection); the request counts
+    /// as in flight until `deliver` returns, so ``waitUntilDrained()`` returns only after the answer went out.
+    func answer<Delivered: Sendable>(
+        _ request: APNsRequest, connection: ConnectionTokenState,
+        then deliver: @Sendable (APNsResponse) async -> Delivered
+    ) async -> Delivered {
         let id = Self.requestedID(request) ?? UUID().uuidString.lowercased()
         let admitted: APNsReason? = state.withLock { state in
             if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
@@ -48,8 +94,17 @@ final class RequestAnswerer: Sendable {
             state.inFlight += 1
             return nil
         }
-        if let admitted { return APNsResponse(reason: admitted, apnsID: id) }
-        defer { state.withLock { $0.inFlight -= 1 } }
+        if let admitted { return await deliver(APNsResponse(reason: admitted, apnsID: id)) }
+        let response = await admittedAnswer(request, id: id, connection: connection)
+        let delivered = await deliver(response)
+        finish()
+        return delivered
+    }
+
+    /// The answer to an admitted request: provider token, per-token rate, then the responder.
+    private func admittedAnswer(_ request: APNsRequest, id: String, connection: ConnectionTokenState) async
+        -> APNsResponse
+    {
         if let verifier {
             let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value
             if let reason = await verifier.check(authorization: authorization) {
@@ -78,7 +133,7 @@ final class RequestAnswerer: Sendable {
     private func admit(path: String, limit: Int) -> Bool {
         guard path.hasPrefix("/3/device/") else { return true }
         let token = path.dropFirst("/3/device/".count)
-        let second = Int64(Date().timeIntervalSince1970)
+        let second = Int64(clock.now.timeIntervalSince1970.rounded(.down))
         return state.withLock { state in
             if state.second != second {
                 state.second = second

@@ -18,13 +18,16 @@ final class HTTP2TestClient: Sendable {
     private let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
     private let goAway: Shared<String?>
+    private let firstGoAway: EventLoopFuture<String?>
 
     private init(
-        channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>, goAway: Shared<String?>
+        channel: any Channel, multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>, goAway: Shared<String?>,
+        firstGoAway: EventLoopFuture<String?>
     ) {
         self.channel = channel
         self.multiplexer = multiplexer
         self.goAway = goAway
+        self.firstGoAway = firstGoAway
     }
 
     /// The debug data of the GOAWAY the server sent, if it sent one.
@@ -33,34 +36,61 @@ final class HTTP2TestClient: Sendable {
     /// Whether the connection is still open.
     var isActive: Bool { channel.isActive }
 
+    /// Waits for the server's first GOAWAY with debug data and returns the data; `nil` when the connection closed
+    /// without one.
+    func goAwayReceived() async throws -> String? {
+        try await firstGoAway.get()
+    }
+
+    /// Waits until the connection is closed (by either side).
+    func closed() async throws {
+        try await channel.closeFuture.get()
+    }
+
     /// Records the debug data of a GOAWAY frame.
     private final class GoAwayRecorder: ChannelInboundHandler {
         typealias InboundIn = HTTP2Frame
         let goAway: Shared<String?>
-        init(_ goAway: Shared<String?>) { self.goAway = goAway }
+        let first: EventLoopPromise<String?>
+        init(_ goAway: Shared<String?>, first: EventLoopPromise<String?>) {
+            self.goAway = goAway
+            self.first = first
+        }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             if case .goAway(_, _, let opaque) = unwrapInboundIn(data).payload {
                 // The first GOAWAY with debug data; NIO may send a plain one as the connection closes.
                 let text = opaque.map { String(buffer: $0) } ?? ""
                 goAway.update { if ($0 ?? "").isEmpty { $0 = text } }
+                if !text.isEmpty { first.succeed(text) }  // a second completion is ignored
             }
+            context.fireChannelRead(data)
+        }
+        func channelInactive(context: ChannelHandlerContext) {
+            first.succeed(nil)
+            context.fireChannelInactive()
+        }
+        func handlerRemoved(context: ChannelHandlerContext) {
+            first.succeed(nil)  // a connection that never became active
         }
     }
 
     /// Connects to 127.0.0.1 with prior knowledge.
     static func connect(port: Int) async throws -> HTTP2TestClient {
         let goAway = Shared<String?>(nil)
-        let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let multiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
-                        mode: .client, streamInitializer: { stream in stream.eventLoop.makeSucceededVoidFuture() })
-                    try channel.pipeline.syncOperations.addHandler(GoAwayRecorder(goAway))
-                    return (channel, multiplexer)
-                }
+        let (channel, multiplexer, firstGoAway) = try await ClientBootstrap(
+            group: MultiThreadedEventLoopGroup.singleton
+        )
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let multiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
+                    mode: .client, streamInitializer: { stream in stream.eventLoop.makeSucceededVoidFuture() })
+                let first = channel.eventLoop.makePromise(of: String?.self)
+                try channel.pipeline.syncOperations.addHandler(GoAwayRecorder(goAway, first: first))
+                return (channel, multiplexer, first.futureResult)
             }
-        return HTTP2TestClient(channel: channel, multiplexer: multiplexer, goAway: goAway)
+        }
+        return HTTP2TestClient(channel: channel, multiplexer: multiplexer, goAway: goAway, firstGoAway: firstGoAway)
     }
 
     /// Sends one request on a new stream and reads the whole response.

@@ -1,6 +1,8 @@
 import Foundation
 import NotificationModel
 import NotificationPush
+import OpenUserNotificationsTesting
+import Synchronization
 import Testing
 
 @testable import NotificationPushGateway
@@ -11,55 +13,108 @@ struct TransportTests {
     static let body = Data(#"{"aps":{"alert":"Hi"}}"#.utf8)
     static let path = "/3/device/" + String(repeating: "ab", count: 32)
 
-    /// An endpoint on an ephemeral port whose responder waits `delay` seconds, then accepts.
+    /// The header that makes the test responder wait at its gate.
+    static let waits = ("x-test-gate", "wait")
+
+    /// An endpoint on an ephemeral port, on a manual clock that only the test moves. Its responder reports each
+    /// request to `started`; requests carrying ``waits`` then wait for `gate` to open; every request is accepted.
     static func endpoint(
-        delay: Double = 0, started: Shared<Int> = Shared(0),
+        clock: ManualNotificationClock, gate: Gate? = nil, started: AsyncStream<Void>.Continuation? = nil,
         adjust: (inout APNsEndpointConfiguration) -> Void = { _ in }
     ) async throws -> (APNsEndpoint, Int) {
         var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+        configuration.clock = clock
         adjust(&configuration)
         let endpoint = APNsEndpoint(configuration: configuration) { request in
-            started.update { $0 += 1 }
-            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            started?.yield()
+            if let gate, request.headers.contains(where: { $0 == waits }) { await gate.wait() }
             return .success(apnsID: UUID().uuidString.lowercased())
         }
         return (endpoint, try await endpoint.start())
+    }
+
+    /// A whole second, so the per-token rate's windows start with the test.
+    static func manualClock() -> ManualNotificationClock {
+        ManualNotificationClock(now: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
     static func reason(_ response: HTTP2TestClient.Response) -> String? {
         (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["reason"] as? String
     }
 
-    @Test("an idle HTTP/2 connection gets GOAWAY {\"reason\":\"IdleTimeout\"} and is closed", .disabled("timing-dependent: failed when the whole suite shares two cores; to be made deterministic with an injected clock"))
+    @Test(
+        "an HTTP/2 connection that sends nothing for idleTimeout gets GOAWAY {\"reason\":\"IdleTimeout\"} and is closed",
+        .timeLimit(.minutes(1)))
     func idleTimeout() async throws {
-        let (endpoint, port) = try await Self.endpoint { $0.idleTimeout = 2 }
+        let clock = Self.manualClock()
+        let (endpoint, port) = try await Self.endpoint(clock: clock) { $0.idleTimeout = 60 }
         let client = try await HTTP2TestClient.connect(port: port)
+        // An answer means the endpoint read everything the client sent before that request (its SETTINGS ack
+        // too), so nothing the client sent is read after the clock moves.
         #expect(try await client.send(path: Self.path, headers: [], body: Self.body).status == 200)
-        let deadline = Date().addingTimeInterval(15)
-        while client.isActive && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!client.isActive)
-        #expect(client.goAwayData == #"{"reason":"IdleTimeout"}"#)
+        clock.advance(by: 59)
+        #expect(try await client.send(path: Self.path, headers: [], body: Self.body).status == 200)
+        // 118 s after the first request, 59 s after the last: a read restarts the timeout.
+        clock.advance(by: 59)
+        #expect(try await client.send(path: Self.path, headers: [], body: Self.body).status == 200)
+        #expect(client.goAwayData == nil)
+        clock.advance(by: 60)
+        #expect(try await client.goAwayReceived() == #"{"reason":"IdleTimeout"}"#)
+        try await client.closed()
         await endpoint.stop()
     }
 
-    @Test("stopping: the request in flight finishes, open connections get GOAWAY Shutdown, new requests 503 Shutdown", .disabled("timing-dependent: failed when the whole suite shares two cores; to be made deterministic with an injected clock"))
+    @Test(
+        "stopping: the request in flight finishes, open connections get GOAWAY Shutdown, new requests 503 Shutdown",
+        .timeLimit(.minutes(1)))
     func shutdown() async throws {
-        let started = Shared(0)
-        let (endpoint, port) = try await Self.endpoint(delay: 1, started: started)
+        let clock = Self.manualClock()
+        let gate = Gate()
+        let (started, starts) = AsyncStream<Void>.makeStream()
+        let (endpoint, port) = try await Self.endpoint(clock: clock, gate: gate, started: starts)
+        var arrivals = started.makeAsyncIterator()
+        // An HTTP/1.1 connection the endpoint serves (a connection it had not accepted yet when it stops is
+        // dropped with its listening socket).
+        let http1 = try await HTTP1TestClient.connect(port: port)
+        #expect(try await http1.send(path: Self.path, headers: [], body: Self.body).status == 200)
+        await arrivals.next()
         let client = try await HTTP2TestClient.connect(port: port)
-        async let inFlight = client.send(path: Self.path, headers: [], body: Self.body)
-        let deadline = Date().addingTimeInterval(10)
-        while started.current == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        async let inFlight = client.send(path: Self.path, headers: [Self.waits], body: Self.body)
+        await arrivals.next()
+        // The grace is on the manual clock: stop waits for the request however long the test takes.
         async let stopped: Void = endpoint.stop(grace: 10)
-        try await Task.sleep(for: .milliseconds(100))
-        let late = try? await client.send(path: Self.path, headers: [], body: Self.body)
+        defer { gate.open() }  // after the `async let`s: on a failure the request ends before they are awaited
+        // The GOAWAY comes after the endpoint started draining and closed its listening socket.
+        #expect(try await client.goAwayReceived() == #"{"reason":"Shutdown"}"#)
+        let late = try await http1.send(path: Self.path, headers: [], body: Self.body)
+        #expect(late.status == 503 && Self.reason(late) == "Shutdown", "\(late.status)")
+        await #expect(throws: (any Error).self) { try await HTTP2TestClient.connect(port: port) }
+        gate.open()
         #expect(try await inFlight.status == 200)
-        // After the GOAWAY a new stream is refused or reset (status 0); one that slipped in first answers 503.
-        if let late, late.status != 0 {
-            #expect(late.status == 503 && Self.reason(late) == "Shutdown", "\(late.status)")
-        }
         await stopped
-        #expect(client.goAwayData == #"{"reason":"Shutdown"}"#)
+        try await client.closed()
+        await http1.close()
+    }
+
+    @Test(
+        "stopping: a request still in flight after the grace has its connection closed", .timeLimit(.minutes(1)))
+    func shutdownGrace() async throws {
+        let clock = Self.manualClock()
+        let gate = Gate()
+        let (started, starts) = AsyncStream<Void>.makeStream()
+        let (endpoint, port) = try await Self.endpoint(clock: clock, gate: gate, started: starts)
+        let client = try await HTTP2TestClient.connect(port: port)
+        async let inFlight = try? client.send(path: Self.path, headers: [Self.waits], body: Self.body)
+        var arrivals = started.makeAsyncIterator()
+        await arrivals.next()
+        async let stopped: Void = endpoint.stop(grace: 10)
+        defer { gate.open() }  // after the `async let`s: on a failure the request ends before they are awaited
+        // stop read the clock for its deadline before it said GOAWAY.
+        #expect(try await client.goAwayReceived() == #"{"reason":"Shutdown"}"#)
+        clock.advance(by: 10)
+        await stopped
+        try await client.closed()
+        #expect(await inFlight?.status != 200)
     }
 
     @Test("a request reaching the answerer while the endpoint drains: 503 Shutdown with its apns-id")
@@ -75,39 +130,85 @@ struct TransportTests {
         #expect(response.status == 503 && response.reason == .shutdown && response.apnsID == id)
     }
 
-    @Test("more requests at once than allowed: 503 ServiceUnavailable")
+    @Test("more requests at once than allowed: 503 ServiceUnavailable", .timeLimit(.minutes(1)))
     func overload() async throws {
-        let (endpoint, port) = try await Self.endpoint(delay: 0.5) { $0.maximumConcurrentRequests = 2 }
+        let gate = Gate()
+        let (endpoint, port) = try await Self.endpoint(clock: Self.manualClock(), gate: gate) {
+            $0.maximumConcurrentRequests = 2
+        }
         let client = try await HTTP2TestClient.connect(port: port)
         let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             for _ in 0..<4 {
                 group.addTask {
-                    let response = try await client.send(path: Self.path, headers: [], body: Self.body)
+                    let response = try await client.send(path: Self.path, headers: [Self.waits], body: Self.body)
                     return (response.status, Self.reason(response))
                 }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            // Two are admitted and wait at the gate, so the first two answers are the two refused.
+            var statuses: [(Int, String?)] = []
+            do {
+                for try await status in group {
+                    statuses.append(status)
+                    if statuses.count == 2 { gate.open() }
+                }
+            } catch {
+                gate.open()  // the group waits for the two at the gate before it throws
+                throw error
+            }
+            return statuses
         }
-        #expect(statuses.filter { $0.0 == 200 }.count == 2)
-        #expect(statuses.filter { $0.0 == 503 && $0.1 == "ServiceUnavailable" }.count == 2)
+        #expect(statuses.prefix(2).allSatisfy { $0.0 == 503 && $0.1 == "ServiceUnavailable" })
+        #expect(statuses.dropFirst(2).allSatisfy { $0.0 == 200 })
         await client.close()
         await endpoint.stop()
     }
 
-    @Test("more requests to one token within a second than allowed: 429 TooManyRequests", .disabled("timing-dependent: failed when the whole suite shares two cores; to be made deterministic with an injected clock"))
+    @Test("more requests to one token within a second than allowed: 429 TooManyRequests", .timeLimit(.minutes(1)))
     func rate() async throws {
-        let (endpoint, port) = try await Self.endpoint { $0.maximumRequestsPerTokenPerSecond = 3 }
+        let clock = Self.manualClock()
+        let (endpoint, port) = try await Self.endpoint(clock: clock) { $0.maximumRequestsPerTokenPerSecond = 3 }
         let client = try await HTTP2TestClient.connect(port: port)
-        var statuses: [Int] = []
-        var reasons: [String?] = []
-        for _ in 0..<10 {
-            let response = try await client.send(path: Self.path, headers: [], body: Self.body)
-            statuses.append(response.status)
-            reasons.append(Self.reason(response))
+        func send(_ path: String = Self.path) async throws -> (Int, String?) {
+            let response = try await client.send(path: path, headers: [], body: Self.body)
+            return (response.status, Self.reason(response))
         }
-        #expect(statuses.prefix(3).allSatisfy { $0 == 200 })
-        #expect(reasons.contains("TooManyRequests") && statuses.contains(429))
+        var answers: [(Int, String?)] = []
+        for _ in 0..<5 { answers.append(try await send()) }
+        #expect(answers.map(\.0) == [200, 200, 200, 429, 429])
+        #expect(answers.dropFirst(3).allSatisfy { $0.1 == "TooManyRequests" })
+        // Another token has its own count.
+        #expect(try await send("/3/device/" + String(repeating: "cd", count: 32)).0 == 200)
+        clock.advance(by: 0.999)
+        #expect(try await send().0 == 429)
+        clock.advance(by: 0.001)
+        #expect(try await send().0 == 200)
         await client.close()
         await endpoint.stop()
+    }
+}
+
+/// A gate the endpoint's responder waits at until the test opens it.
+final class Gate: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    /// Returns once the gate is open.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    /// Opens the gate for every waiter, present and future.
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }
