@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import NotificationEngine
 import NotificationLocation
 import NotificationWire
+import Synchronization
 
 /// How `unotifyd` runs.
 public struct DaemonConfiguration: Sendable {
@@ -28,6 +28,10 @@ public struct DaemonConfiguration: Sendable {
     /// Where location fixes come from while the daemon runs (GeoClue2 with `unotifyd --location geoclue`); `nil`
     /// takes fixes only from clients (`unotify location`).
     public var locationSource: (any LocationSource)?
+    /// The APNs provider API served while the daemon runs (`unotifyd --apns-address`, on by default there);
+    /// `nil` serves none, as `--apns-address off` and in-process daemons in tests. If it cannot start (the port is
+    /// taken), the daemon logs an error and serves its socket anyway.
+    public var apnsEndpoint: DaemonAPNsEndpoint?
 
     public init(
         socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),

@@ -9,7 +9,6 @@ import NotificationPlatform
 import NotificationPush
 import NotificationPushGateway
 import NotificationWire
-import Synchronization
 
 /// The command-line options of `unotifyd`, kept here so the executable's `main` stays a few lines.
 public struct DaemonOptions: ParsableArguments {
@@ -112,6 +111,7 @@ public struct DaemonOptions: ParsableArguments {
         if location == "geoclue" {
             configuration.locationSource = GeoClueLocationSource(logger: Logger(label: "unotifyd"))
         }
+        configuration.apnsEndpoint = try apnsEndpointConfiguration()
         let relay = ResponseRelay(logger: Logger(label: "unotifyd"))
         let presenter = AutomaticPresenter(
             self.presenter, terminal: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }),
@@ -122,7 +122,6 @@ public struct DaemonOptions: ParsableArguments {
                 configuration: configuration, clock: SystemNotificationClock(timeZone: { zone.current }),
                 presenter: presenter)
             relay.connect(daemon.scheduler)
-            if let endpoint = try apnsEndpointConfiguration() { daemon.setAPNsEndpoint(endpoint) }
             return daemon
         } catch {
             throw ValidationError("cannot open the store at \(storePath): \(error)")
@@ -152,52 +151,7 @@ extension DaemonOptions {
     }
 }
 
-/// The daemon's APNs endpoint as its options describe it; keys are read when the daemon starts.
-public struct DaemonAPNsEndpoint: Sendable {
-    /// Address, TLS and limits.
-    public var configuration: APNsEndpointConfiguration
-    /// `--apns-auth-keys`: a `.p8` file or a folder of them; `nil` turns token checks off.
-    public var authKeys: String?
-    /// `--apns-team-id`.
-    public var teamID: String?
-
-    /// Creates the description.
-    public init(configuration: APNsEndpointConfiguration, authKeys: String? = nil, teamID: String? = nil) {
-        self.configuration = configuration
-        self.authKeys = authKeys
-        self.teamID = teamID
-    }
-
-    /// Starts the endpoint over the daemon's engine: the gateway only makes pushes due, the daemon's loop
-    /// (woken by the store change) delivers them. Warns when it listens beyond loopback.
-    func start(scheduler: NotificationScheduler, logger: Logger) async throws -> APNsEndpoint {
-        var configuration = configuration
-        if let authKeys { configuration.providerTokens = try await ProviderTokenVerifier(authKeys: authKeys, teamID: teamID) }
-        if !configuration.address.isLoopback {
-            logger.warning(
-                "the APNs endpoint listens beyond loopback: other machines can send notifications",
-                metadata: ["address": "\(configuration.address)"])
-        }
-        let endpoint = APNsEndpoint(
-            configuration: configuration,
-            gateway: PushGateway(scheduler: scheduler, deliversImmediately: false, logger: logger), logger: logger)
-        try await endpoint.start()
-        return endpoint
-    }
-}
-
 extension NotificationDaemon {
-    /// The APNs endpoints daemons were given, by daemon (``DaemonConfiguration`` has no field for it yet).
-    private static let apnsEndpoints = Mutex<[ObjectIdentifier: DaemonAPNsEndpoint]>([:])
-
-    /// Has ``run()`` also serve the APNs provider API as described.
-    public nonisolated func setAPNsEndpoint(_ endpoint: DaemonAPNsEndpoint?) {
-        Self.apnsEndpoints.withLock { $0[ObjectIdentifier(self)] = endpoint }
-    }
-
-    /// The APNs endpoint ``run()`` serves, if any.
-    nonisolated var apnsEndpoint: DaemonAPNsEndpoint? { Self.apnsEndpoints.withLock { $0[ObjectIdentifier(self)] } }
-
     /// Runs until SIGINT or SIGTERM, then stops cleanly.
     public func runUntilSignalled() async throws {
         // A parent may have started us with these signals blocked (inherited masks): unblock them.

@@ -100,7 +100,7 @@ public actor NotificationDaemon {
         let scheduler = scheduler
         // The APNs provider API, when configured (`--apns-address`): if it cannot start, the socket is served anyway.
         var apns: APNsEndpoint?
-        if let endpoint = apnsEndpoint {
+        if let endpoint = configuration.apnsEndpoint {
             do { apns = try await endpoint.start(scheduler: scheduler, logger: logger) } catch {
                 logger.error("the APNs endpoint did not start: \(error)", metadata: ["address": "\(endpoint.configuration.address)"])
             }
