@@ -183,7 +183,13 @@ let package = Package(
             dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting"]
         ),
         .testTarget(
-            name: "NotificationPushTests", dependencies: ["NotificationPush", "OpenUserNotificationsTesting"]
+            name: "NotificationPushTests",
+            dependencies: ["NotificationPush", "OpenUserNotificationsTesting", "ServiceExtensionFixture"]
+        ),
+        // A service extension executable the push tests declare for their apps.
+        .executableTarget(
+            name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],
+            path: "Tests/Fixtures/ServiceExtensionFixture"
         ),
         .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
         .testTarget(

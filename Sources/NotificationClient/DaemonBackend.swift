@@ -136,6 +136,36 @@ public final class DaemonBackend: NotificationBackend {
         return registration
     }
 
+    public func attachRemoteReceiver(_ receiver: any RemoteNotificationReceiver, appID: String) async {
+        try? await connection(for: appID).attachRemoteReceiver(receiver)
+    }
+
+    public func detachRemoteReceiver(appID: String) async {
+        try? await connection(for: appID).detachRemoteReceiver()
+    }
+
+    public func attachServiceExtension(_ host: any ServiceExtensionHost, appID: String) async {
+        try? await connection(for: appID).attachServiceExtension(host)
+    }
+
+    public func detachServiceExtension(appID: String) async {
+        try? await connection(for: appID).detachServiceExtension()
+    }
+
+    public func setServiceExtensionCommand(_ command: [String]?, appID: String) async throws {
+        _ = try await call(appID, .setServiceExtensionCommand(command))
+    }
+
+    /// Hands a push to the daemon, which delivers it as its APNs endpoint would (service extension, background
+    /// pushes to the running app).
+    public func deliverPush(_ push: RemoteNotification, appID: String) async throws -> PushDeliveryOutcome {
+        let reply = try await call(appID, .deliverPush(push))
+        guard case .pushDelivered(let raw) = reply, let outcome = PushDeliveryOutcome(rawValue: raw) else {
+            throw unexpected(reply)
+        }
+        return outcome
+    }
+
     /// Hands a location fix to the daemon, which evaluates every app's location triggers and delivers what fires.
     ///
     /// - Returns: The crossings of `appID`'s requests.

@@ -7,11 +7,12 @@ import NotificationSocket
 import NotificationWire
 
 /// One app's connection to `unotifyd`: requests with replies, and the daemon's events for the app's running
-/// process.
+/// process: `willPresent`, responses, background pushes, and pushes for its in-process service extension.
 ///
 /// The connection opens on first use and again after it was lost (the daemon restarted): requests in flight when it
-/// drops fail with `unavailable`, later ones reconnect. An attached app is re-attached on reconnection, and the
-/// connection keeps trying to come back while an app is attached, so its delegate keeps receiving events.
+/// drops fail with `unavailable`, later ones reconnect. Whatever the app attached (itself, a receiver of background
+/// pushes, a service extension) is attached again on reconnection, and the connection keeps trying to come back
+/// while anything is attached, so the app keeps receiving events.
 public actor DaemonConnection {
     private enum State {
         case disconnected
@@ -33,6 +34,12 @@ public actor DaemonConnection {
     private var waiting: [UInt64: CheckedContinuation<WireReply, any Error>] = [:]
     private var welcome: CheckedContinuation<Void, any Error>?
     private var foreground: (any ForegroundApp)?
+    private var remoteReceiver: (any RemoteNotificationReceiver)?
+    private var extensionHost: (any ServiceExtensionHost)?
+    /// The service extension runs the daemon waits for, by event.
+    private var extensionRuns: [UInt64: any ServiceExtensionRun] = [:]
+    /// Events whose time ran out before their extension had started.
+    private var expiredBeforeStart: Set<UInt64> = []
     private var reconnecting: Task<Void, Never>?
 
     public init(socketPath: String, appID: String) {
@@ -65,13 +72,42 @@ public actor DaemonConnection {
 
     public func detach() async throws {
         foreground = nil
-        reconnecting?.cancel()
+        if !hasAttachments { reconnecting?.cancel() }
         _ = try await request(.detach)
     }
+
+    /// Registers the app's receiver of background pushes: the daemon hands it pushes with `content-available`.
+    public func attachRemoteReceiver(_ receiver: any RemoteNotificationReceiver) async throws {
+        remoteReceiver = receiver
+        _ = try await request(.attachRemoteReceiver)
+    }
+
+    public func detachRemoteReceiver() async throws {
+        remoteReceiver = nil
+        if !hasAttachments { reconnecting?.cancel() }
+        _ = try await request(.detachRemoteReceiver)
+    }
+
+    /// Registers the app's in-process service extension: the daemon hands it pushes with `mutable-content`.
+    public func attachServiceExtension(_ host: any ServiceExtensionHost) async throws {
+        extensionHost = host
+        _ = try await request(.attachServiceExtension)
+    }
+
+    public func detachServiceExtension() async throws {
+        extensionHost = nil
+        if !hasAttachments { reconnecting?.cancel() }
+        _ = try await request(.detachServiceExtension)
+    }
+
+    /// Whether anything of the app's process is attached, so the connection must come back when lost.
+    private var hasAttachments: Bool { foreground != nil || remoteReceiver != nil || extensionHost != nil }
 
     /// Closes the connection (the daemon then treats the app as not running).
     public func close() {
         foreground = nil
+        remoteReceiver = nil
+        extensionHost = nil
         reconnecting?.cancel()
         if case .connected(let link) = state { link.outgoing.finish() }
         state = .disconnected
@@ -91,7 +127,9 @@ public actor DaemonConnection {
             do {
                 let link = try await task.value
                 state = .connected(link)
-                if foreground != nil { try? await sendAttach(link) }
+                if foreground != nil { try? await sendAttach(.attach, link) }
+                if remoteReceiver != nil { try? await sendAttach(.attachRemoteReceiver, link) }
+                if extensionHost != nil { try? await sendAttach(.attachServiceExtension, link) }
                 return link
             } catch {
                 state = .disconnected
@@ -100,13 +138,13 @@ public actor DaemonConnection {
         }
     }
 
-    /// Re-attaches the app on a new connection.
-    private func sendAttach(_ link: Link) async throws {
+    /// Re-attaches the app (or its receiver, or its extension) on a new connection.
+    private func sendAttach(_ request: WireRequest, _ link: Link) async throws {
         let id = nextRequestID
         nextRequestID += 1
         _ = try await withCheckedThrowingContinuation { continuation in
             waiting[id] = continuation
-            link.outgoing.yield(.request(id: id, .attach))
+            link.outgoing.yield(.request(id: id, request))
         }
     }
 
@@ -178,7 +216,38 @@ public actor DaemonConnection {
                 let accepted = await app?.didReceive(response) ?? false
                 await self.send(.responseAck(eventID: eventID, accepted: accepted))
             }
+        case .remoteNotification(let eventID, let push):
+            let receiver = remoteReceiver
+            Task {
+                let accepted = await receiver?.didReceiveRemoteNotification(push) ?? false
+                await self.send(.remoteNotificationAck(eventID: eventID, accepted: accepted))
+            }
+        case .serviceExtensionRequest(let eventID, let request):
+            let host = extensionHost, appID = appID
+            Task {
+                guard let run = await host?.startExtension(for: request, appID: appID) else {
+                    await self.send(.serviceExtensionContent(eventID: eventID, content: nil))
+                    return
+                }
+                self.started(run, eventID: eventID)
+                let content = await run.content()
+                await self.send(.serviceExtensionContent(eventID: eventID, content: content))
+            }
+        case .serviceExtensionTimeWillExpire(let eventID):
+            if let run = extensionRuns[eventID] {
+                Task { await run.timeWillExpire() }
+            } else {
+                expiredBeforeStart.insert(eventID)
+            }
+        case .serviceExtensionFinished(let eventID):
+            expiredBeforeStart.remove(eventID)
+            if let run = extensionRuns.removeValue(forKey: eventID) { Task { await run.finish() } }
         }
+    }
+
+    private func started(_ run: any ServiceExtensionRun, eventID: UInt64) {
+        extensionRuns[eventID] = run
+        if expiredBeforeStart.remove(eventID) != nil { Task { await run.timeWillExpire() } }
     }
 
     private func send(_ message: ClientMessage) {
@@ -191,7 +260,9 @@ public actor DaemonConnection {
         welcome = nil
         failAll(failure)
         if case .connected(let link) = state, link.generation == generation { state = .disconnected }
-        if foreground != nil, reconnecting == nil { reconnecting = Task { await self.reconnect() } }
+        for run in extensionRuns.values { Task { await run.finish() } }
+        extensionRuns.removeAll()
+        if hasAttachments, reconnecting == nil { reconnecting = Task { await self.reconnect() } }
     }
 
     private func failAll(_ failure: WireFailure) {
@@ -200,11 +271,11 @@ public actor DaemonConnection {
         for continuation in all.values { continuation.resume(throwing: failure) }
     }
 
-    /// Keeps trying to come back while an app is attached (backing off up to 5 s).
+    /// Keeps trying to come back while anything is attached (backing off up to 5 s).
     private func reconnect() async {
         defer { reconnecting = nil }
         var delay = 0.1
-        while foreground != nil, !Task.isCancelled {
+        while hasAttachments, !Task.isCancelled {
             if (try? await connected()) != nil { return }
             try? await Task.sleep(for: .seconds(delay))
             delay = min(delay * 2, 5)

@@ -7,8 +7,10 @@ import Synchronization
 /// One client connection: the app it acts for, its outgoing queue, and the events waiting for its answer.
 ///
 /// When the app attaches, the session is its ``ForegroundApp``: the engine's questions become events on the
-/// socket and the client's answers resume them.
-final class DaemonSession: ForegroundApp, Sendable {
+/// socket and the client's answers resume them. Likewise, once the app attached them, it is the app's
+/// ``RemoteNotificationReceiver`` (background pushes) and its ``ServiceExtensionHost`` (an extension registered in
+/// the app's process).
+final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExtensionHost, Sendable {
     private struct State {
         var appID: String?
         var queued = 0
@@ -61,18 +63,28 @@ final class DaemonSession: ForegroundApp, Sendable {
         state.withLock { $0.queued -= 1 }
     }
 
-    /// Sends an event and waits for the client's answer (`nil` when it closes or times out).
-    private func ask(_ make: (UInt64) -> ServerMessage) async -> ClientMessage? {
-        let eventID = state.withLock { state in
+    /// A new event identifier.
+    private func nextEventID() -> UInt64 {
+        state.withLock { state in
             defer { state.nextEventID += 1 }
             return state.nextEventID
         }
-        let timeout = answerTimeout
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(timeout))
-            self?.answer(eventID: eventID, with: nil)
+    }
+
+    /// Sends an event and waits for the client's answer (`nil` when it closes or times out).
+    private func ask(_ make: (UInt64) -> ServerMessage) async -> ClientMessage? {
+        await ask(eventID: nextEventID(), timeout: answerTimeout, make)
+    }
+
+    /// Sends an event and waits for the client's answer (`nil` when it closes, or times out when `timeout` is set).
+    private func ask(eventID: UInt64, timeout: TimeInterval?, _ make: (UInt64) -> ServerMessage) async -> ClientMessage? {
+        let timer = timeout.map { timeout in
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(timeout))
+                self?.answer(eventID: eventID, with: nil)
+            }
         }
-        defer { timer.cancel() }
+        defer { timer?.cancel() }
         return await withCheckedContinuation { continuation in
             let open = state.withLock { state in
                 if state.closed { return false }
@@ -122,5 +134,42 @@ final class DaemonSession: ForegroundApp, Sendable {
     func didReceive(_ response: ResponseSpec) async -> Bool {
         guard case .responseAck(_, let accepted)? = await ask({ .didReceive(eventID: $0, response) }) else { return false }
         return accepted
+    }
+
+    // MARK: RemoteNotificationReceiver
+
+    func didReceiveRemoteNotification(_ notification: RemoteNotification) async -> Bool {
+        guard case .remoteNotificationAck(_, let accepted)? = await ask({ .remoteNotification(eventID: $0, notification) })
+        else { return false }
+        return accepted
+    }
+
+    // MARK: ServiceExtensionHost
+
+    func startExtension(for request: RequestSpec, appID: String) async -> (any ServiceExtensionRun)? {
+        let eventID = nextEventID()
+        let answer = Task { await self.ask(eventID: eventID, timeout: nil) { .serviceExtensionRequest(eventID: $0, request) } }
+        return SessionExtensionRun(session: self, eventID: eventID, answer: answer)
+    }
+
+    /// An extension in the app's process, reached through this session; the engine keeps the time.
+    private struct SessionExtensionRun: ServiceExtensionRun {
+        let session: DaemonSession
+        let eventID: UInt64
+        let answer: Task<ClientMessage?, Never>
+
+        func content() async -> NotificationPayload? {
+            guard case .serviceExtensionContent(_, let content)? = await answer.value else { return nil }
+            return content
+        }
+
+        func timeWillExpire() async {
+            session.send(.serviceExtensionTimeWillExpire(eventID: eventID))
+        }
+
+        func finish() async {
+            session.answer(eventID: eventID, with: nil)
+            session.send(.serviceExtensionFinished(eventID: eventID))
+        }
     }
 }

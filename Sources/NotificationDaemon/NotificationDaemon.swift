@@ -84,7 +84,9 @@ public actor NotificationDaemon {
         self.store = store
         scheduler = NotificationScheduler(
             store: store, clock: clock, presenter: presenter, configuration: configuration.engine, logger: logger,
-            launcher: LaunchCommandLauncher(store: store, logger: logger))
+            launcher: LaunchCommandLauncher(store: store, logger: logger),
+            serviceExtensionHost: ServiceExtensionProcessHost(
+                store: store, attachmentStoreRoot: configuration.engine.attachmentStoreRoot, logger: logger))
     }
 
     /// Serves until the calling task is cancelled: binds the socket, runs the engine loop, watches the store.
@@ -243,7 +245,11 @@ public actor NotificationDaemon {
         } catch {
             logger.debug("connection closed: \(error)", metadata: ["session": "\(id)"])
         }
-        if let appID = session.appID { await scheduler.detach(session, appID: appID) }
+        if let appID = session.appID {
+            await scheduler.detach(session, appID: appID)
+            await scheduler.detachRemoteReceiver(session, appID: appID)
+            await scheduler.detachServiceExtension(session, appID: appID)
+        }
     }
 
     /// Handles a message in the reader: hello, answers to events, requests (queued in order for the worker).
@@ -274,7 +280,8 @@ public actor NotificationDaemon {
                 return false
             }
             requests.yield((id, request))
-        case .presentationAnswer(let eventID, _), .responseAck(let eventID, _):
+        case .presentationAnswer(let eventID, _), .responseAck(let eventID, _), .remoteNotificationAck(let eventID, _),
+            .serviceExtensionContent(let eventID, _):
             session.answer(eventID: eventID, with: message)
         }
         return true
@@ -342,6 +349,25 @@ public actor NotificationDaemon {
             return .pushRegistration(try await scheduler.unregisterForRemoteNotifications(appID: app))
         case .pushRegistration:
             return .pushRegistration(try await scheduler.pushRegistration(appID: app))
+        case .attachRemoteReceiver:
+            await scheduler.attachRemoteReceiver(session, appID: app)
+            return .done
+        case .detachRemoteReceiver:
+            await scheduler.detachRemoteReceiver(appID: app)
+            return .done
+        case .attachServiceExtension:
+            await scheduler.attachServiceExtension(session, appID: app)
+            return .done
+        case .detachServiceExtension:
+            await scheduler.detachServiceExtension(appID: app)
+            return .done
+        case .setServiceExtensionCommand(let command):
+            try await scheduler.setServiceExtensionCommand(command, appID: app)
+            return .done
+        case .deliverPush(let push):
+            // The engine loop delivers it (woken by the store change), as for pushes from the APNs endpoint.
+            let outcome = try await scheduler.deliverPush(push, appID: app, deliver: !configuration.runsEngineLoop)
+            return .pushDelivered(outcome: outcome.rawValue)
         case .locationDidChange(let fix):
             // Location is the device's: every app's regions are evaluated; the caller hears of its own only.
             let events = try await scheduler.locationDidChange(fix, deliver: true)

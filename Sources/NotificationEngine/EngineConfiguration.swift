@@ -60,6 +60,14 @@ public struct EngineConfiguration: Sendable {
         return base + "/openusernotifications/attachments"
     }
 
+    /// How long an app's service extension may work on a push with `mutable-content` before it hears
+    /// `serviceExtensionTimeWillExpire()`: 30 seconds, as on iOS.
+    public var serviceExtensionTimeBudget: TimeInterval = 30
+
+    /// How long, after `serviceExtensionTimeWillExpire()`, the engine waits for the extension's best attempt
+    /// before it shows the original content (Apple documents no figure; "a short time").
+    public var serviceExtensionGrace: TimeInterval = 5
+
     /// The default cap Apple documents.
     public static let applePendingCap = 64
 

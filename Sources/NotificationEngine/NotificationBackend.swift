@@ -30,6 +30,16 @@ public protocol NotificationBackend: Sendable {
     func unregisterForRemoteNotifications(appID: String) async throws -> PushRegistration?
     /// The app's registration for remote notifications, active or not, if it ever registered.
     func pushRegistration(appID: String) async throws -> PushRegistration?
+    /// Registers the running app's receiver of background pushes; the one that waited is handed over.
+    func attachRemoteReceiver(_ receiver: any RemoteNotificationReceiver, appID: String) async
+    /// Unregisters the running app's receiver of background pushes.
+    func detachRemoteReceiver(appID: String) async
+    /// Registers the service extension that runs in the app's process.
+    func attachServiceExtension(_ host: any ServiceExtensionHost, appID: String) async
+    /// Unregisters the app's in-process service extension.
+    func detachServiceExtension(appID: String) async
+    /// Declares (or with `nil` removes) the executable that runs the app's service extension.
+    func setServiceExtensionCommand(_ command: [String]?, appID: String) async throws
 }
 
 extension NotificationScheduler: NotificationBackend {

@@ -27,6 +27,8 @@ public enum PushDeliveryOutcome: String, Sendable, Hashable, Codable {
     case queued
     /// Not shown: the app is not allowed to notify (APNs still accepts the request).
     case unauthorized
+    /// Handed to the app's service extension (`mutable-content`): shown once it answers or its time runs out.
+    case modifying
 }
 
 extension NotificationStore {
@@ -195,6 +197,8 @@ extension NotificationScheduler {
     ///   ordinary way: `willPresent` when the app runs, the presenter otherwise, the history, the delivered list.
     ///   Its identifier is the collapse identifier when there is one, so it replaces a pending or delivered
     ///   notification with the same one. An app that is denied gets nothing shown (recorded as `unauthorized`).
+    /// - With `mutable-content`, when the app has a service extension, the push goes to it first
+    ///   (NotificationScheduler+ServiceExtensions.swift) and is shown when it answers or its time runs out.
     /// - A push with `content-available` also goes to the app's ``RemoteNotificationReceiver`` when it runs.
     /// - A background push is not shown: handed to the running app's receiver, or kept (the newest only) until
     ///   a receiver attaches, and the app is started by its launch command when it has one.
@@ -235,6 +239,10 @@ extension NotificationScheduler {
         }
         let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: now)
+        if push.mutableContent, try await startServiceExtension(for: request, deliver: deliver) {
+            if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
+            return .modifying
+        }
         // No pending cap: a push is due at once and never waits behind local requests.
         _ = try pushStoreCall { try store.insertPending(request, cap: nil, at: now) }
         storeDidChange()
@@ -263,6 +271,13 @@ extension NotificationScheduler {
     /// Unregisters the app's receiver; background pushes wait in the store again.
     public func detachRemoteReceiver(appID: String) {
         RemoteReceiverRegistry.shared.set(nil, self, appID: appID)
+    }
+
+    /// Unregisters the app's receiver only if `receiver` is still the registered one.
+    public func detachRemoteReceiver(_ receiver: any RemoteNotificationReceiver, appID: String) {
+        if let current = RemoteReceiverRegistry.shared.receiver(self, appID: appID), current === receiver {
+            RemoteReceiverRegistry.shared.set(nil, self, appID: appID)
+        }
     }
 
     private func pushStoreCall<T>(_ body: () throws -> T) throws -> T {

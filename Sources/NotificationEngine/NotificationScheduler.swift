@@ -17,6 +17,8 @@ public actor NotificationScheduler {
     public nonisolated let configuration: EngineConfiguration
     nonisolated let logger: Logger
     nonisolated let launcher: (any AppLauncher)?
+    /// Starts apps' declared service extension executables (NotificationScheduler+ServiceExtensions.swift).
+    nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
     private let wake = WakeSignal()
     private var foregroundApps: [String: any ForegroundApp] = [:]
@@ -25,6 +27,8 @@ public actor NotificationScheduler {
     private var claimFailedAt: Date?
     /// The last location fix, in memory only (NotificationScheduler+Location.swift).
     var locationMemory = LocationMemory()
+    /// In-process extension hosts and runs in progress (NotificationScheduler+ServiceExtensions.swift).
+    var serviceExtensionState = ServiceExtensionState()
 
     private static let planZoneKey = "plan.timeZone"
     private static let claimBatch = 256
@@ -40,12 +44,16 @@ public actor NotificationScheduler {
     ///   - configuration: The pending cap, authorization policy and deadlines.
     ///   - logger: Where discards, skips and failures are logged.
     ///   - launcher: Starts an app that is not running when a response is queued for it.
+    ///   - serviceExtensionHost: Runs the service extension executables apps declare, for pushes with
+    ///     `mutable-content` whose app does not run its extension in its own process.
     public init(
         store: any NotificationStore, clock: any NotificationClock, presenter: any NotificationPresenter,
         configuration: EngineConfiguration = EngineConfiguration(),
-        logger: Logger = Logger(label: "OpenUserNotifications.engine"), launcher: (any AppLauncher)? = nil
+        logger: Logger = Logger(label: "OpenUserNotifications.engine"), launcher: (any AppLauncher)? = nil,
+        serviceExtensionHost: (any ServiceExtensionHost)? = nil
     ) {
         self.launcher = launcher
+        self.serviceExtensionHost = serviceExtensionHost
         self.store = store
         self.clock = clock
         self.presenter = presenter
@@ -83,9 +91,10 @@ public actor NotificationScheduler {
         wake.signal()
     }
 
-    /// The app's pending requests.
+    /// The app's pending requests. A push waiting for its service extension is not one: as on iOS, the app
+    /// sees pushes only once they are delivered.
     public func pendingRequests(appID: String) throws -> [PendingRequest] {
-        try storeCall { try store.pendingRequests(appID: appID) }
+        try storeCall { try store.pendingRequests(appID: appID) }.filter { $0.spec.trigger != .push }
     }
 
     /// Removes pending requests, stopping every future fire of repeating ones; `nil` removes all of the app's.
@@ -507,7 +516,7 @@ public actor NotificationScheduler {
         return TriggerPlanner.nextCalendarDate(after: date, matching: components, policy: matching, calendar: calendar)
     }
 
-    private func storeCall<T>(_ body: () throws -> T) throws -> T {
+    func storeCall<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as EngineError {

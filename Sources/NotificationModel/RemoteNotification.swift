@@ -13,7 +13,7 @@ public struct RemoteNotification: Sendable, Hashable, Codable {
     public var isBackground: Bool
     /// `aps.content-available` is 1: the app is woken to fetch content.
     public var contentAvailable: Bool
-    /// `aps.mutable-content` is 1: a service extension may change it (none runs on Linux yet).
+    /// `aps.mutable-content` is 1: the app's service extension, when it has one, may change it before it is shown.
     public var mutableContent: Bool
     /// The `apns-push-type`.
     public var pushType: APNsPushType

@@ -8,7 +8,8 @@ import NotificationModel
 /// A connection starts with ``ClientMessage/hello(_:)``; the daemon answers ``ServerMessage/welcome(_:)`` or, for
 /// another protocol version, a ``ServerMessage/failure(id:_:)`` with code `protocolMismatch` and closes. Then the
 /// client sends requests with ids and gets one reply per id, in any order; a client that attached as its app's
-/// running process also receives events (`willPresent`, `didReceive`) and answers them.
+/// running process also receives events (`willPresent`, `didReceive`) and answers them, as does one that attached
+/// a receiver of background pushes or a service extension.
 public enum WireProtocol {
     /// The version both sides must speak. Bump it for any incompatible change of the messages below.
     public static let version = 1
@@ -48,6 +49,11 @@ public enum ClientMessage: Codable, Sendable, Hashable {
     case presentationAnswer(eventID: UInt64, options: PresentationSet?)
     /// The answer to a ``ServerMessage/didReceive(eventID:_:)`` event: whether the app took the response.
     case responseAck(eventID: UInt64, accepted: Bool)
+    /// The answer to a ``ServerMessage/remoteNotification(eventID:_:)`` event: whether the app took the push.
+    case remoteNotificationAck(eventID: UInt64, accepted: Bool)
+    /// The answer to a ``ServerMessage/serviceExtensionRequest(eventID:_:)`` event: the content the extension
+    /// passed to its content handler, `nil` when it has none to give.
+    case serviceExtensionContent(eventID: UInt64, content: NotificationPayload?)
 }
 
 /// What the daemon says.
@@ -60,6 +66,15 @@ public enum ServerMessage: Codable, Sendable, Hashable {
     case willPresent(eventID: UInt64, DeliveredNotification)
     /// A person answered one of the attached app's notifications.
     case didReceive(eventID: UInt64, ResponseSpec)
+    /// A push with `content-available` for the app, sent after ``WireRequest/attachRemoteReceiver``.
+    case remoteNotification(eventID: UInt64, RemoteNotification)
+    /// A push with `mutable-content` for the app's in-process service extension, sent after
+    /// ``WireRequest/attachServiceExtension``; answered with ``ClientMessage/serviceExtensionContent(eventID:content:)``.
+    case serviceExtensionRequest(eventID: UInt64, RequestSpec)
+    /// The extension working on that event's push is about to run out of time.
+    case serviceExtensionTimeWillExpire(eventID: UInt64)
+    /// The daemon no longer waits for that event's extension.
+    case serviceExtensionFinished(eventID: UInt64)
 }
 
 /// The first message of a connection.
@@ -116,6 +131,16 @@ public enum WireRequest: Codable, Sendable, Hashable {
     case pushRegistration
     /// A location fix for location triggers (from `unotify location`): the daemon evaluates every app's regions.
     case locationDidChange(LocationFix)
+    /// The connection takes the app's background pushes (``ServerMessage/remoteNotification(eventID:_:)``).
+    case attachRemoteReceiver
+    case detachRemoteReceiver
+    /// The connection runs the app's service extension (``ServerMessage/serviceExtensionRequest(eventID:_:)``).
+    case attachServiceExtension
+    case detachServiceExtension
+    /// Declares (or with `nil` removes) the app's service extension executable.
+    case setServiceExtensionCommand([String]?)
+    /// A push for the app, as the APNs endpoint takes it (from `unotify push`); answered with its outcome.
+    case deliverPush(RemoteNotification)
 }
 
 /// A successful reply.
@@ -133,6 +158,8 @@ public enum WireReply: Codable, Sendable, Hashable {
     case pushRegistration(PushRegistration?)
     /// The region crossings a fix caused, of the calling app's requests only.
     case locationEvents([LocationEventReport])
+    /// What the daemon did with a push: the raw value of the engine's `PushDeliveryOutcome`.
+    case pushDelivered(outcome: String)
 }
 
 /// A failed request or a refused connection.

@@ -76,7 +76,8 @@ public final class NotificationTestSystem: Sendable {
         case .embedded:
             scheduler = NotificationScheduler(
                 store: store, clock: clock, presenter: presenter, configuration: configuration.engineConfiguration,
-                launcher: LaunchCommandLauncher(store: store))
+                launcher: LaunchCommandLauncher(store: store), serviceExtensionHost: ServiceExtensionProcessHost(
+                    store: store, attachmentStoreRoot: configuration.resolvedAttachmentStorePath))
             daemon = nil
         case .daemon:
             let folder = URL(fileURLWithPath: "/tmp/unotify-test-\(UUID().uuidString.prefix(8))")

@@ -58,7 +58,9 @@ struct CLIContext {
             onResponse: relay.handler)
         let scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: presenter,
-            configuration: configuration.engineConfiguration, launcher: LaunchCommandLauncher(store: store))
+            configuration: configuration.engineConfiguration, launcher: LaunchCommandLauncher(store: store),
+            serviceExtensionHost: ServiceExtensionProcessHost(
+                store: store, attachmentStoreRoot: configuration.engineConfiguration.attachmentStoreRoot))
         relay.connect(scheduler)
         self.scheduler = scheduler
         backend = scheduler

@@ -24,7 +24,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
     /// The bundle identifier of the app this center acts for.
     package let bundleIdentifier: String
     package let backend: any NotificationBackend
-    private let configuration: OpenUserNotificationsConfiguration
+    package let configuration: OpenUserNotificationsConfiguration
     private let queue = SerialQueue()
     private let lock = NSLock()
     private weak var _delegate: (any UNUserNotificationCenterDelegate)?

@@ -96,7 +96,7 @@ public final class UNNotificationAttachment: NSObject, @unchecked Sendable {  //
         return stored
     }
 
-    private static func string(_ value: PropertyListValue) -> String? {
+    static func string(_ value: PropertyListValue) -> String? {
         if case .string(let string) = value { return string }
         return nil
     }

@@ -14,7 +14,11 @@ import Foundation
 /// }
 /// ```
 ///
-/// > Note: On Linux, running extensions for incoming pushes arrives with remote notifications.
+/// Register it with ``RemoteNotificationRegistration/setServiceExtension(_:)`` to run it in the app's process, or
+/// make it the `main` of an executable with ``runAsProcess(_:)`` and declare that with
+/// ``RemoteNotificationRegistration/setServiceExtensionCommand(_:)``. Each push with `mutable-content` gets a new
+/// instance; the first call of the content handler counts; after the time budget (30 s)
+/// ``serviceExtensionTimeWillExpire()`` is called, and without an answer the original content is shown.
 open class UNNotificationServiceExtension: NSObject {
     public override init() {}
 

@@ -19,11 +19,11 @@ import Synchronization
 /// is handed over then.
 ///
 /// Registering works in both modes (with the daemon, the token lives in the daemon's store and its APNs endpoint
-/// accepts pushes to it).
+/// accepts pushes to it, and background pushes reach the running app's delegate over its connection).
 ///
-/// > Note: Background pushes (content-available only) reach a running app's delegate in embedded mode; with the
-/// > daemon they wait for the app's next launch (its launch command), since the daemon's protocol does not forward
-/// > them to a running app yet.
+/// A push with `mutable-content` goes first to the app's service extension, when it has one: a
+/// ``UNNotificationServiceExtension`` subclass registered with ``setServiceExtension(_:)`` (run in this process
+/// while it runs) or an executable declared with ``setServiceExtensionCommand(_:)`` (run by the system otherwise).
 public final class RemoteNotificationRegistration: Sendable {
     /// The center whose app registers.
     public let center: UNUserNotificationCenter
@@ -59,24 +59,61 @@ public final class RemoteNotificationRegistration: Sendable {
     public var delegate: (any RemoteNotificationDelegate)? {
         get { state.withLock { $0.delegate } }
         set {
-            guard let scheduler else {
-                state.withLock { $0.delegate = newValue }
-                return
-            }
-            let receiver = self.receiver, app = center.bundleIdentifier
-            state.withLock { state in
-                state.delegate = newValue
-                let previous = state.attachment
-                let attach = newValue != nil
-                state.attachment = Task {
-                    await previous?.value
-                    if attach {
-                        await scheduler.attachRemoteReceiver(receiver, appID: app)
-                    } else {
-                        await scheduler.detachRemoteReceiver(appID: app)
-                    }
+            let receiver = self.receiver
+            state.withLock { $0.delegate = newValue }
+            chain { backend, app in
+                if newValue != nil {
+                    await backend.attachRemoteReceiver(receiver, appID: app)
+                } else {
+                    await backend.detachRemoteReceiver(appID: app)
                 }
             }
+        }
+    }
+
+    /// Runs a change of what the app attached after the previous one, in order.
+    private func chain(_ change: @escaping @Sendable (any NotificationBackend, String) async -> Void) {
+        let backend = center.backend, app = center.bundleIdentifier
+        state.withLock { state in
+            let previous = state.attachment
+            state.attachment = Task {
+                await previous?.value
+                await change(backend, app)
+            }
+        }
+    }
+
+    /// Registers the app's notification service extension, run in this process: for each push with
+    /// `mutable-content`, a new instance gets `didReceive(_:withContentHandler:)`, within the time budget (30 s by
+    /// default) after which `serviceExtensionTimeWillExpire()` asks for its best attempt. `nil` unregisters it.
+    ///
+    /// This is where iOS reads the extension from the app's bundle; here the app names it while it runs. Pushes
+    /// that arrive while it does not run go to the executable of ``setServiceExtensionCommand(_:)``, if any, and
+    /// are otherwise shown as they came.
+    ///
+    /// ```swift
+    /// RemoteNotificationRegistration.current().setServiceExtension { NotificationService() }
+    /// ```
+    public func setServiceExtension(_ makeExtension: (@Sendable () -> UNNotificationServiceExtension)?) {
+        let host = makeExtension.map {
+            InProcessServiceExtensionHost(configuration: center.configuration, makeExtension: $0)
+        }
+        chain { backend, app in
+            if let host {
+                await backend.attachServiceExtension(host, appID: app)
+            } else {
+                await backend.detachServiceExtension(appID: app)
+            }
+        }
+    }
+
+    /// Declares the executable that runs the app's service extension while the app does not: an absolute path and
+    /// its arguments, `nil` to remove it. The executable calls ``UNNotificationServiceExtension/runAsProcess(_:)``
+    /// (see its documentation for what it reads and writes).
+    /// - Throws: ``RemoteNotificationRegistrationError`` for a relative path or when the store or daemon fails.
+    public func setServiceExtensionCommand(_ command: [String]?) async throws {
+        do { try await center.backend.setServiceExtensionCommand(command, appID: center.bundleIdentifier) } catch let error as EngineError {
+            throw RemoteNotificationRegistrationError(error.message)
         }
     }
 
@@ -121,8 +158,6 @@ public final class RemoteNotificationRegistration: Sendable {
     public func isRegisteredForRemoteNotifications() async -> Bool {
         (try? await center.backend.pushRegistration(appID: center.bundleIdentifier))?.isActive ?? false
     }
-
-    private var scheduler: NotificationScheduler? { center.backend as? NotificationScheduler }
 
     /// Hands a push to the delegate and waits for its completion handler.
     fileprivate func handOver(_ push: RemoteNotification) async -> Bool {

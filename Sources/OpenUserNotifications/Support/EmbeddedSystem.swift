@@ -64,7 +64,9 @@ final class EmbeddedSystem: Sendable {
             onResponse: relay.handler)
         scheduler = NotificationScheduler(
             store: store, clock: SystemNotificationClock(), presenter: presenter, configuration: engineConfiguration,
-            logger: logger, launcher: LaunchCommandLauncher(store: store))
+            logger: logger, launcher: LaunchCommandLauncher(store: store),
+            serviceExtensionHost: ServiceExtensionProcessHost(
+                store: store, attachmentStoreRoot: engineConfiguration.attachmentStoreRoot, logger: logger))
         let scheduler = scheduler
         relay.connect(scheduler)
         monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NotificationClient
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
@@ -62,16 +63,15 @@ struct Push: AsyncParsableCommand {
                     payload: payload, apnsID: apnsID, collapseIdentifier: collapseId, pushType: pushType,
                     bundleDirectory: directory)
                 outcome = try await scheduler.deliverPush(push, appID: appID).rawValue
-            } else {
-                // The daemon's protocol has no push message yet: a visible push is added as a request with a push
-                // trigger, which the daemon delivers at once.
+                await scheduler.waitForServiceExtensions()  // the push shows before this process ends
+            } else if let daemon = cli.backend as? DaemonBackend {
+                let directory = try await daemon.pushRegistration(appID: appID)?.bundleDirectory
                 let push = RemoteNotification(
-                    payload: payload, apnsID: apnsID, collapseIdentifier: collapseId, pushType: pushType)
-                guard !push.isBackground else {
-                    throw CLIError("the daemon cannot take background pushes yet; use --mode embedded")
-                }
-                try await cli.backend.add(RequestSpec(identifier: push.identifier, content: push.content, trigger: .push), appID: appID)
-                outcome = PushDeliveryOutcome.scheduled.rawValue
+                    payload: payload, apnsID: apnsID, collapseIdentifier: collapseId, pushType: pushType,
+                    bundleDirectory: directory)
+                outcome = try await daemon.deliverPush(push, appID: appID).rawValue
+            } else {
+                throw CLIError("no notification system to push to")
             }
             if global.json {
                 try CLIOutput.printJSON(["app": appID, "apns-id": apnsID, "outcome": outcome])
