@@ -84,11 +84,11 @@ struct TransportTests {
         // The grace is on the manual clock: stop waits for the request however long the test takes.
         async let stopped: Void = endpoint.stop(grace: 10)
         defer { gate.open() }  // after the `async let`s: on a failure the request ends before they are awaited
-        // The GOAWAY comes after the endpoint started draining and closed its listening socket.
+        // The GOAWAY comes after the endpoint started draining and closed its listening socket. (That a new
+        // connection is refused is not checked: another endpoint of the test process may bind the port by then.)
         #expect(try await client.goAwayReceived() == #"{"reason":"Shutdown"}"#)
         let late = try await http1.send(path: Self.path, headers: [], body: Self.body)
         #expect(late.status == 503 && Self.reason(late) == "Shutdown", "\(late.status)")
-        await #expect(throws: (any Error).self) { try await HTTP2TestClient.connect(port: port) }
         gate.open()
         #expect(try await inFlight.status == 200)
         await stopped
