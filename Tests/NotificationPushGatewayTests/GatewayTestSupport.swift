@@ -150,10 +150,17 @@ func isLowercaseUUID(_ text: String) -> Bool {
     text.utf8.count == 36 && UUID(uuidString: text) != nil && text == text.lowercased()
 }
 
-/// The python given by `OPENUN_PYTHON`, when it has httpx, h2 and aioapns.
+/// The python the client tests run: `OPENUN_PYTHON` when it names one, else the virtual environment `.ci/run`
+/// makes with httpx[http2], aioapns, pyjwt and cryptography, `${XDG_CACHE_HOME:-~/.cache}/openusernotifications/
+/// test-python`, when it exists; `nil` skips the tests.
 let testPython: String? = {
-    guard let path = ProcessInfo.processInfo.environment["OPENUN_PYTHON"],
-        FileManager.default.isExecutableFile(atPath: path)
-    else { return nil }
-    return path
+    let environment = ProcessInfo.processInfo.environment
+    if let given = environment["OPENUN_PYTHON"], !given.isEmpty {
+        return FileManager.default.isExecutableFile(atPath: given) ? given : nil
+    }
+    let cache =
+        environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.cache")
+    let venv = cache + "/openusernotifications/test-python/bin/python"
+    return FileManager.default.isExecutableFile(atPath: venv) ? venv : nil
 }()

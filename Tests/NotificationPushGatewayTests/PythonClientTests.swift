@@ -78,7 +78,7 @@ private struct ClientResult: Decodable {
     var ok: Bool?
 }
 
-/// Runs the script with `OPENUN_PYTHON`; the results by label.
+/// Runs the script with ``testPython``; the results by label.
 private func runClient(_ arguments: [String]) async throws -> [String: ClientResult] {
     let python = try #require(testPython)
     let folder = try temporaryFolder("gw-py")
@@ -95,11 +95,15 @@ private func runClient(_ arguments: [String]) async throws -> [String: ClientRes
     return results
 }
 
-/// Python HTTP/2 clients against the endpoint. They need `OPENUN_PYTHON`: a python with
-/// `pip install 'httpx[http2]' aioapns pyjwt cryptography`.
+/// Python HTTP/2 clients against the endpoint. They need a python with
+/// `pip install 'httpx[http2]' aioapns pyjwt cryptography`: `OPENUN_PYTHON`, or the virtual environment `.ci/run`
+/// makes (see ``testPython``).
 @Suite(
     "APNs endpoint with Python clients", .serialized,
-    .enabled(if: testPython != nil, "set OPENUN_PYTHON to a python with httpx[http2], aioapns and pyjwt"))
+    .enabled(
+        if: testPython != nil,
+        "run .ci/run once (it makes a python with httpx[http2], aioapns, pyjwt and cryptography) or set OPENUN_PYTHON"
+    ))
 struct PythonClientTests {
     @Test("httpx over h2c (http1=False): statuses, apns-id and reasons")
     func httpxCleartext() async throws {
