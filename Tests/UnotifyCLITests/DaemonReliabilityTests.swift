@@ -29,7 +29,9 @@ final class DaemonProcess: Sendable {
     /// Starts the daemon and waits (bounded) until it accepts connections.
     func start(environment extra: [String: String] = [:]) async throws {
         let command = try RunningCommand(
-            ["--log-level", "warning"] + extraArguments, environment: environment.merging(extra) { $1 },
+            // No APNs endpoint: every daemon would try 127.0.0.1:2197 and all but one log that it is taken.
+            ["--log-level", "warning", "--apns-address", "off"] + extraArguments,
+            environment: environment.merging(extra) { $1 },
             executable: "unotifyd")
         current.withLock { $0 = command }
         let deadline = Date().addingTimeInterval(20)
@@ -430,6 +432,7 @@ extension DaemonReliabilityTests {
             // --socket names another path: had the daemon bound a socket of its own, it would be there.
             "/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#, daemon, "--socket", unused, "--store",
             folder.appendingPathComponent("store.sqlite").path, "--log-level", "warning", "--presenter", "terminal",
+            "--apns-address", "off",
         ]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
