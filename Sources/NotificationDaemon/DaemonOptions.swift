@@ -27,6 +27,11 @@ public struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("will-present-deadline"), help: "Seconds a running app has to answer willPresent.")
     var willPresentDeadline: Double = 2
 
+    @Option(
+        name: .customLong("service-extension-budget"),
+        help: "Seconds an app's service extension may work on a push before serviceExtensionTimeWillExpire().")
+    var serviceExtensionBudget: Double = 30
+
     @Option(name: .customLong("max-queued-messages"), help: "Messages a client may leave unread before it is cut off.")
     var maximumQueuedMessages: Int = 1_024
 
@@ -101,6 +106,10 @@ public struct DaemonOptions: ParsableArguments {
             authorizationPolicy: AuthorizationPolicy(rawValue: authorization) ?? .grantRequested,
             willPresentDeadline: willPresentDeadline)
         engine.presentationWhenUnanswered = [.banner, .list, .sound, .badge]
+        guard serviceExtensionBudget > 0 else {
+            throw ValidationError("--service-extension-budget must be a positive number of seconds")
+        }
+        engine.serviceExtensionTimeBudget = serviceExtensionBudget
         var configuration = DaemonConfiguration(
             socketPath: socketPath, storePath: storePath, engine: engine, maximumQueuedMessages: maximumQueuedMessages,
             inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))

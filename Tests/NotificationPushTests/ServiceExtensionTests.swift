@@ -125,6 +125,22 @@ struct ServiceExtensionTests {
         #expect(system.presenter.presentations.first?.date == system.clock.now)
     }
 
+    @Test("the budget is configurable: 10 s")
+    func configuredBudget() async throws {
+        var configuration = OpenUserNotificationsConfiguration()
+        configuration.serviceExtensionTimeBudget = 10
+        let system = try NotificationTestSystem(configuration: configuration)
+        let remote = RemoteNotificationRegistration(center: try await system.center(for: app))
+        let journal = ExtensionJournal()
+        remote.setServiceExtension { TestService(journal: journal) }
+        await remote.settle()
+        #expect(try await system.scheduler.deliverPush(try mutablePush("late"), appID: app) == .modifying)
+        await system.advance(by: 10)
+        await system.scheduler.waitForServiceExtensions()
+        #expect(journal.all.last == "timeWillExpire")
+        #expect(system.presenter.presentations.map(\.title) == ["Secret [best attempt]"])
+    }
+
     @Test("an extension that never answers: the original content after the grace", arguments: NotificationTestSystem.Mode.allCases)
     func neverAnswers(mode: NotificationTestSystem.Mode) async throws {
         let (system, journal, _) = try await systemWithExtension(mode)

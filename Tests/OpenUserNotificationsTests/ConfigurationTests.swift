@@ -32,5 +32,9 @@ struct ConfigurationTests {
         let defaults = OpenUserNotificationsConfiguration.fromEnvironment([:])
         #expect(defaults.pendingCap == 64 && defaults.authorizationPolicy == .grantRequested && defaults.storePath == nil)
         #expect(OpenUserNotificationsConfiguration.fromEnvironment(["OPENUN_PENDING_CAP": "10"]).pendingCap == 10)
+        #expect(defaults.engineConfiguration.serviceExtensionTimeBudget == 30)
+        let budget = OpenUserNotificationsConfiguration.fromEnvironment(["OPENUN_SERVICE_EXTENSION_BUDGET": "12.5"])
+        #expect(budget.engineConfiguration.serviceExtensionTimeBudget == 12.5)
+        #expect(OpenUserNotificationsConfiguration.fromEnvironment(["OPENUN_SERVICE_EXTENSION_BUDGET": "-1"]).serviceExtensionTimeBudget == 30)
     }
 }

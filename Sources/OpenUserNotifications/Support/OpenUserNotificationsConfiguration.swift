@@ -56,6 +56,11 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     /// app that sets another path in daemon mode keeps its files after removal.
     public var attachmentStorePath: String?
 
+    /// How long a service extension may work on a push in embedded mode before `serviceExtensionTimeWillExpire()`:
+    /// 30 seconds by default, as on iOS; `OPENUN_SERVICE_EXTENSION_BUDGET` (seconds) in the environment. The daemon
+    /// has its own (`unotifyd --service-extension-budget`).
+    public var serviceExtensionTimeBudget: TimeInterval = 30
+
     /// Where the engine runs.
     public enum Mode: String, Sendable, Hashable {
         /// The daemon when one listens on the socket, otherwise embedded (the default).
@@ -87,7 +92,7 @@ public struct OpenUserNotificationsConfiguration: Sendable {
 
     /// A configuration from the environment: `OPENUN_BUNDLE_ID`, `OPENUN_STORE`, `OPENUN_PENDING_CAP`
     /// (a number or `off`), `OPENUN_AUTHORIZATION` (`grant` or `deny`), `OPENUN_MODE` (`automatic`, `embedded`,
-    /// `daemon`), `OPENUN_SOCKET`, `OPENUN_BUNDLE_DIR` and `OPENUN_ATTACHMENTS`.
+    /// `daemon`), `OPENUN_SOCKET`, `OPENUN_BUNDLE_DIR`, `OPENUN_ATTACHMENTS` and `OPENUN_SERVICE_EXTENSION_BUDGET`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Self {
         var configuration = Self()
         configuration.bundleIdentifier = environment["OPENUN_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
@@ -100,6 +105,9 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         configuration.socketPath = environment["OPENUN_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.bundleDirectory = environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.attachmentStorePath = environment["OPENUN_ATTACHMENTS"].flatMap { $0.isEmpty ? nil : $0 }
+        if let budget = environment["OPENUN_SERVICE_EXTENSION_BUDGET"].flatMap(TimeInterval.init), budget > 0 {
+            configuration.serviceExtensionTimeBudget = budget
+        }
         return configuration
     }
 
@@ -138,6 +146,7 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         var engine = EngineConfiguration(pendingCap: pendingCap, authorizationPolicy: authorizationPolicy)
         if let deliveryLanguages { engine.deliveryLanguages = deliveryLanguages }
         engine.attachmentStoreRoot = resolvedAttachmentStorePath
+        engine.serviceExtensionTimeBudget = serviceExtensionTimeBudget
         return engine
     }
 }
