@@ -129,21 +129,31 @@ extension UNNotificationAttachment {
         var moved = spec
         do {
             for (index, attachment) in spec.content.attachments.enumerated() {
-                guard attachment.url.isFileURL else {
-                    throw UNError(.attachmentInvalidURL, reason: "attachment URL \(attachment.url) is not a file URL")
-                }
-                let hint = attachment.options[UNNotificationAttachmentOptionsTypeHintKey].flatMap(string)
-                let file = try store.move(
-                    from: attachment.url.path, appID: appID, bundleDirectory: configuration.resolvedBundleDirectory,
-                    typeHint: hint)
+                let (file, spec) = try moveIntoStore(attachment, store: store, appID: appID, configuration: configuration)
                 stored.append(file)
-                moved.content.attachments[index].url = URL(fileURLWithPath: file.path)
-                moved.content.attachments[index].type = file.validated.kind.uti
+                moved.content.attachments[index] = spec
             }
             try await add(moved)
         } catch {
             for file in stored.reversed() { file.undo() }
             throw publicError(error)
         }
+    }
+
+    /// Checks one attachment again and moves it into the app's data store.
+    /// - Returns: The stored file (to undo) and the attachment naming it.
+    static func moveIntoStore(
+        _ attachment: AttachmentSpec, store: AttachmentStore, appID: String, configuration: OpenUserNotificationsConfiguration
+    ) throws -> (StoredAttachment, AttachmentSpec) {
+        guard attachment.url.isFileURL else {
+            throw UNError(.attachmentInvalidURL, reason: "attachment URL \(attachment.url) is not a file URL")
+        }
+        let hint = attachment.options[UNNotificationAttachmentOptionsTypeHintKey].flatMap(string)
+        let file = try store.move(
+            from: attachment.url.path, appID: appID, bundleDirectory: configuration.resolvedBundleDirectory, typeHint: hint)
+        var moved = attachment
+        moved.url = URL(fileURLWithPath: file.path)
+        moved.type = file.validated.kind.uti
+        return (file, moved)
     }
 }

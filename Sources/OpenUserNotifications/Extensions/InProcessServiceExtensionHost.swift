@@ -87,17 +87,8 @@ extension UNNotificationAttachment {
         checked.attachments = []
         for attachment in payload.attachments {
             do {
-                guard attachment.url.isFileURL else {
-                    throw UNError(.attachmentInvalidURL, reason: "attachment URL \(attachment.url) is not a file URL")
-                }
-                let hint = attachment.options[UNNotificationAttachmentOptionsTypeHintKey].flatMap(string)
-                let file = try store.move(
-                    from: attachment.url.path, appID: appID, bundleDirectory: configuration.resolvedBundleDirectory,
-                    typeHint: hint)
-                var stored = attachment
-                stored.url = URL(fileURLWithPath: file.path)
-                stored.type = file.validated.kind.uti
-                checked.attachments.append(stored)
+                checked.attachments.append(
+                    try moveIntoStore(attachment, store: store, appID: appID, configuration: configuration).1)
             } catch {
                 logger.warning(
                     "dropped an attachment of a service extension: \(publicError(error))",
