@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <sys/socket.h>
 #include <errno.h>
+#include <spawn.h>
 #include "CNotificationPlatform.h"
 
 int CNPGetPeerCredentials(int socket, CNPPeerCredentials *credentials) {
@@ -17,6 +18,10 @@ int CNPGetPeerCredentials(int socket, CNPPeerCredentials *credentials) {
     credentials->uid = peer.uid;
     credentials->gid = peer.gid;
     return 0;
+}
+
+int CNPSpawnActionsCloseFrom(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 #endif
 

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 
 #if os(Linux)
+import CNotificationPlatform
 import Glibc
 #elseif os(macOS)
 import Darwin
@@ -154,6 +155,10 @@ public final class SpawnedProcess: Sendable {
         } else {
             posix_spawn_file_actions_adddup2(&actions, errorEnds.write, 2)
         }
+        #if os(Linux)
+        // Nothing else of this process reaches the child: no listening socket outlives us in it.
+        CNPSpawnActionsCloseFrom(&actions, 3)
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var noSignals = sigset_t()

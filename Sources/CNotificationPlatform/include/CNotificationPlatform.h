@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 #include <sys/timerfd.h>
+#include <spawn.h>
 
 /// The credentials the kernel recorded for the peer of a Unix-domain socket when it connected.
 typedef struct {
@@ -22,6 +23,13 @@ typedef struct {
 ///
 /// Returns 0 on success, -1 with `errno` set otherwise.
 int CNPGetPeerCredentials(int socket, CNPPeerCredentials *credentials);
+
+/// Adds to `actions` the closing of every descriptor from `lowest` up in the child
+/// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34 and later), so that a spawned child inherits none of
+/// this process's sockets and files beyond what the other actions set up.
+///
+/// Returns 0 on success, an error number otherwise.
+int CNPSpawnActionsCloseFrom(posix_spawn_file_actions_t *actions, int lowest);
 
 #endif  // __linux__
 
