@@ -88,7 +88,7 @@ let package = Package(
             ]
         ),
         // The terminal presenter and the launcher of apps' launch commands.
-        .target(name: "NotificationDelivery", dependencies: ["NotificationEngine"]),
+        .target(name: "NotificationDelivery", dependencies: ["NotificationEngine", "NotificationPlatform"]),
         // Apple's UserNotifications API, backed by the engine in embedded mode.
         .target(
             name: "OpenUserNotifications",

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NotificationEngine
 import NotificationModel
+import NotificationPlatform
 
 #if os(Linux)
 import Glibc
@@ -12,8 +13,9 @@ import Glibc
 /// standard output (``ServiceExtensionProcessMessage``), and it is killed when the engine stops waiting.
 ///
 /// The command runs with `OPENUN_LAUNCH_REASON=serviceExtension`, `OPENUN_BUNDLE_ID=<app>` and
-/// `OPENUN_ATTACHMENTS=<the engine's attachment data store>` in its environment, and this process's standard error. Creating a host ignores `SIGPIPE` in this process, so an extension that
-/// closed its input cannot kill the system with a write.
+/// `OPENUN_ATTACHMENTS=<the engine's attachment data store>` in its environment, this process's standard error,
+/// and no other descriptor of this process (``SpawnedProcess``). Creating a host ignores `SIGPIPE` in this
+/// process, so an extension that closed its input cannot kill the system with a write.
 public struct ServiceExtensionProcessHost: ServiceExtensionHost {
     let store: any NotificationStore
     let attachmentStoreRoot: String?
@@ -39,49 +41,48 @@ public struct ServiceExtensionProcessHost: ServiceExtensionHost {
         guard let command = try? store.serviceExtensionCommand(appID: appID), let executable = command.first else {
             return nil
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(command.dropFirst())
-        var environment = ["OPENUN_LAUNCH_REASON": "serviceExtension", "OPENUN_BUNDLE_ID": appID]
+        var environment = ProcessInfo.processInfo.environment
+        environment["OPENUN_LAUNCH_REASON"] = "serviceExtension"
+        environment["OPENUN_BUNDLE_ID"] = appID
         environment["OPENUN_ATTACHMENTS"] = attachmentStoreRoot
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
+        let process: SpawnedProcess
         do {
-            try process.run()
+            process = try SpawnedProcess(
+                executable: executable, arguments: Array(command.dropFirst()), environment: environment,
+                standardInputPipe: true, standardOutput: .pipe, standardError: .inherit)
         } catch {
             logger.error("could not start a service extension: \(error)", metadata: ["app": "\(appID)", "command": "\(command)"])
             return nil
         }
-        logger.debug("started a service extension", metadata: ["app": "\(appID)", "pid": "\(process.processIdentifier)"])
-        let run = ProcessServiceExtensionRun(process: process, input: input.fileHandleForWriting)
-        LineReader.start(
-            output.fileHandleForReading,
-            line: { line in
-                if case .content(let payload)? = ServiceExtensionProcessMessage.decode(line: line) { run.answer.resolve(payload) }
-            },
-            end: { run.answer.resolve(nil) })
+        logger.debug("started a service extension", metadata: ["app": "\(appID)", "pid": "\(process.pid)"])
+        let run = ProcessServiceExtensionRun(process: process)
+        if let output = process.outputPipe {
+            LineReader.start(
+                output,
+                line: { line in
+                    if case .content(let payload)? = ServiceExtensionProcessMessage.decode(line: line) {
+                        run.answer.resolve(payload)
+                    }
+                },
+                end: { run.answer.resolve(nil) })
+        }
         run.write(.request(appID: appID, request: request))
         return run
     }
 }
 
 /// One extension process working on one push.
-final class ProcessServiceExtensionRun: ServiceExtensionRun, @unchecked Sendable {
-    // `Process` and `FileHandle` are thread-safe for these calls; `answer` guards itself.
-    private let process: Process
-    private let input: FileHandle
+final class ProcessServiceExtensionRun: ServiceExtensionRun {
+    private let process: SpawnedProcess
     let answer = OneShot<NotificationPayload?>()
 
-    init(process: Process, input: FileHandle) {
+    init(process: SpawnedProcess) {
         self.process = process
-        self.input = input
     }
 
     func write(_ message: ServiceExtensionProcessMessage) {
-        guard process.isRunning, let line = try? message.encodedLine() else { return }
-        try? input.write(contentsOf: line)
+        guard let line = try? message.encodedLine() else { return }
+        process.writeInput(line)
     }
 
     func content() async -> NotificationPayload? {
@@ -93,8 +94,8 @@ final class ProcessServiceExtensionRun: ServiceExtensionRun, @unchecked Sendable
     }
 
     func finish() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        try? input.close()
+        process.closeInput()
+        await process.stop(signal: SIGKILL, grace: .seconds(5))
         answer.resolve(nil)
     }
 }

@@ -15,8 +15,9 @@ import Darwin
 ///
 /// Not `Foundation.Process`: that spawns with the calling thread's signal mask, and the daemon blocks `SIGTERM` (test
 /// code runs on threads that block nearly every signal), which a child must not inherit: it would ignore `SIGTERM`
-/// for good, and so would what it starts. Standard input is `/dev/null`; standard output and standard error each go
-/// where a ``Destination`` says.
+/// for good, and so would what it starts. Standard input is `/dev/null` or a pipe this process writes into;
+/// standard output and standard error each go where a ``Destination`` says. No other descriptor of this process
+/// reaches the child (on Linux), so it never holds one of our listening sockets.
 ///
 /// Waiting never blocks Swift's cooperative thread pool: a dedicated `Thread` sits in `waitid`, and the awaiting task
 /// resumes through a continuation. A child dropped before it was reaped is killed (`SIGKILL`) and reaped, so none is
@@ -36,8 +37,11 @@ public final class SpawnedProcess: Sendable {
         /// Into a file, created or truncated. Standard output and standard error naming the same file share one
         /// descriptor, as `>log 2>&1` does.
         case file(String)
-        /// Into a pipe read while the child runs, through ``firstLine(within:)``. Standard output only.
+        /// Into a pipe read while the child runs, through ``firstLine(within:)`` or ``outputPipe``. Standard output
+        /// only.
         case pipe
+        /// Where this process's own stream goes.
+        case inherit
     }
 
     /// How the child ended.
@@ -84,6 +88,8 @@ public final class SpawnedProcess: Sendable {
     private let outputIsPipe: Bool
     /// The captured standard error; -1 otherwise.
     private let errorDescriptor: Int32
+    /// The writing end of the child's standard input when it is a pipe; -1 once closed or otherwise.
+    private let inputDescriptor: Mutex<Int32>
     private let state = Mutex(State())
 
     /// Starts `executable` with `arguments` and exactly `environment`.
@@ -92,11 +98,13 @@ public final class SpawnedProcess: Sendable {
     ///   - executable: The program's full path (see ``executable(named:)``).
     ///   - arguments: The arguments after the program's name.
     ///   - environment: The child's whole environment.
+    ///   - standardInputPipe: Whether standard input is a pipe this process writes into (``writeInput(_:)``)
+    ///     instead of `/dev/null`.
     ///   - standardOutput: Where standard output goes; captured by default.
     ///   - standardError: Where standard error goes; captured by default. Not ``Destination/pipe``.
     /// - Throws: ``Failure`` when a file or pipe cannot be made or the program cannot be started.
     public init(
-        executable: String, arguments: [String], environment: [String: String],
+        executable: String, arguments: [String], environment: [String: String], standardInputPipe: Bool = false,
         standardOutput: Destination = .capture, standardError: Destination = .capture
     ) throws(Failure) {
         self.executable = executable
@@ -105,7 +113,7 @@ public final class SpawnedProcess: Sendable {
         func closeOpened() { for descriptor in opened { close(descriptor) } }
         func descriptor(for destination: Destination) throws(Failure) -> (read: Int32, write: Int32) {
             switch destination {
-            case .file: return (-1, -1)
+            case .file, .inherit: return (-1, -1)
             case .capture:
                 let file = Self.anonymousFile()
                 guard file >= 0 else { throw Failure(description: "cannot create a temporary file: errno \(errno)") }
@@ -121,9 +129,11 @@ public final class SpawnedProcess: Sendable {
         }
         let outputEnds: (read: Int32, write: Int32)
         let errorEnds: (read: Int32, write: Int32)
+        let inputEnds: (read: Int32, write: Int32)
         do {
             outputEnds = try descriptor(for: standardOutput)
             errorEnds = try descriptor(for: standardError)
+            inputEnds = standardInputPipe ? try descriptor(for: .pipe) : (-1, -1)
         } catch {
             closeOpened()
             throw error
@@ -140,20 +150,21 @@ public final class SpawnedProcess: Sendable {
         #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if case .file(let path) = standardOutput {
-            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if standardInputPipe {
+            posix_spawn_file_actions_adddup2(&actions, inputEnds.read, 0)
         } else {
-            posix_spawn_file_actions_adddup2(&actions, outputEnds.write, 1)
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        if case .file(let path) = standardError {
-            if standardOutput == standardError {
-                posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            } else {
-                posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            }
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, errorEnds.write, 2)
+        switch standardOutput {
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        case .inherit: break
+        case .capture, .pipe: posix_spawn_file_actions_adddup2(&actions, outputEnds.write, 1)
+        }
+        switch standardError {
+        case .file where standardOutput == standardError: posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        case .inherit: break
+        case .capture, .pipe: posix_spawn_file_actions_adddup2(&actions, errorEnds.write, 2)
         }
         #if os(Linux)
         // Nothing else of this process reaches the child: no listening socket outlives us in it.
@@ -177,8 +188,11 @@ public final class SpawnedProcess: Sendable {
             closeOpened()
             throw Failure(description: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
-        // Only the child writes into a pipe, so that its reader sees the end when the child ends.
+        // Only the child writes into a pipe, so that its reader sees the end when the child ends; only we write into
+        // its input.
         if standardOutput == .pipe { close(outputEnds.write) }
+        if standardInputPipe { close(inputEnds.read) }
+        inputDescriptor = Mutex(inputEnds.write)
         pid = child
         outputDescriptor = outputEnds.read
         outputIsPipe = standardOutput == .pipe
@@ -196,6 +210,39 @@ public final class SpawnedProcess: Sendable {
         }
         if errorDescriptor >= 0 { close(errorDescriptor) }
         if outputDescriptor >= 0 { close(outputDescriptor) }
+        closeInput()
+    }
+
+    /// Writes to the child's standard input pipe.
+    /// - Returns: Whether all of `data` was written (`false` when the input is not a pipe, was closed, or the child
+    ///   closed its end; `SIGPIPE` must be ignored in this process for the last case).
+    @discardableResult
+    public func writeInput(_ data: Data) -> Bool {
+        inputDescriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return false }
+            var written = 0
+            while written < data.count {
+                let count = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, data.count - written) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+    }
+
+    /// Closes the child's standard input pipe: it reads the end of file.
+    public func closeInput() {
+        inputDescriptor.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
+
+    /// The reading end of a standard output that goes to a ``Destination/pipe``, for a reader of its own (it stays
+    /// open as long as this object); `nil` otherwise.
+    public var outputPipe: FileHandle? {
+        outputIsPipe ? FileHandle(fileDescriptor: outputDescriptor, closeOnDealloc: false) : nil
     }
 
     /// Sends `signal` unless the child has already been reaped (so a recycled pid is never hit).
