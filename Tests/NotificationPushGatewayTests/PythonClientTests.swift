@@ -26,7 +26,7 @@ private let clientScript = #"""
 
     if mode == "httpx-h2c":
         import httpx
-        with httpx.Client(http1=False, http2=True) as client:
+        with httpx.Client(http1=False, http2=True, timeout=30) as client:  # a bound for a loaded machine
             url = f"http://127.0.0.1:{port}/3/device/"
             record("ok", client.post(url + token, json=body, headers={"apns-topic": topic, "apns-push-type": "alert"}))
             record("id", client.post(url + token, json=body, headers={"apns-id": "E5A6D5C4-1B2C-4D3E-8F9A-0B1C2D3E4F5A"}))
@@ -38,7 +38,7 @@ private let clientScript = #"""
     elif mode == "httpx-tls":
         import httpx
         context = ssl.create_default_context(cafile=cafile)
-        with httpx.Client(http2=True, verify=context) as client:
+        with httpx.Client(http2=True, verify=context, timeout=30) as client:
             url = f"https://localhost:{port}/3/device/" + token
             headers = {"apns-topic": topic, "apns-push-type": "alert"}
             record("missing", client.post(url, json=body, headers=headers))
