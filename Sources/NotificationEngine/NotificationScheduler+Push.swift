@@ -174,7 +174,7 @@ extension NotificationScheduler {
     /// - Throws: ``EngineError`` with `storeFailure`.
     public func registerForRemoteNotifications(appID: String, bundleDirectory: String? = nil) throws -> PushRegistration {
         let now = clock.now
-        return try pushStoreCall { try store.registerForRemoteNotifications(appID: appID, at: now, bundleDirectory: bundleDirectory) }
+        return try storeCall { try store.registerForRemoteNotifications(appID: appID, at: now, bundleDirectory: bundleDirectory) }
     }
 
     /// Unregisters the app; pushes to its token answer 410 `Unregistered` from now on.
@@ -182,13 +182,13 @@ extension NotificationScheduler {
     @discardableResult
     public func unregisterForRemoteNotifications(appID: String) throws -> PushRegistration? {
         let now = clock.now
-        return try pushStoreCall { try store.unregisterForRemoteNotifications(appID: appID, at: now) }
+        return try storeCall { try store.unregisterForRemoteNotifications(appID: appID, at: now) }
     }
 
     /// The app's registration for remote notifications, active or not, if it ever registered.
     /// - Throws: ``EngineError`` with `storeFailure`.
     public func pushRegistration(appID: String) throws -> PushRegistration? {
-        try pushStoreCall { try store.pushRegistration(appID: appID) }
+        try storeCall { try store.pushRegistration(appID: appID) }
     }
 
     /// Delivers a push now.
@@ -221,9 +221,9 @@ extension NotificationScheduler {
         let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
         if push.isBackground {
             if let receiver, await receiver.didReceiveRemoteNotification(push) { return .handedToApp }
-            let queued = try pushStoreCall { try store.queuedBackgroundPushes(appID: appID) }
+            let queued = try storeCall { try store.queuedBackgroundPushes(appID: appID) }
             let kept = Array((queued + [push]).suffix(Self.queuedBackgroundPushLimit))
-            try pushStoreCall { try store.setQueuedBackgroundPushes(kept, appID: appID) }
+            try storeCall { try store.setQueuedBackgroundPushes(kept, appID: appID) }
             logger.debug("kept a background push until the app runs", metadata: ["app": "\(appID)"])
             if receiver == nil, let launcher { await launcher.launch(appID: appID) }
             return .queued
@@ -234,7 +234,7 @@ extension NotificationScheduler {
             let entry = HistoryEntry(
                 appID: appID, requestIdentifier: push.identifier, title: push.content.title, dueDate: now, actedAt: now,
                 presenter: "none", presentation: [], outcome: .unauthorized, detail: "remote notification")
-            try pushStoreCall { try store.appendHistory(entry) }
+            try storeCall { try store.appendHistory(entry) }
             return .unauthorized
         }
         let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
@@ -244,7 +244,7 @@ extension NotificationScheduler {
             return .modifying
         }
         // No pending cap: a push is due at once and never waits behind local requests.
-        _ = try pushStoreCall { try store.insertPending(request, cap: nil, at: now) }
+        _ = try storeCall { try store.insertPending(request, cap: nil, at: now) }
         storeDidChange()
         if deliver { await deliverDue() }
         if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
@@ -277,16 +277,6 @@ extension NotificationScheduler {
     public func detachRemoteReceiver(_ receiver: any RemoteNotificationReceiver, appID: String) {
         if let current = RemoteReceiverRegistry.shared.receiver(self, appID: appID), current === receiver {
             RemoteReceiverRegistry.shared.set(nil, self, appID: appID)
-        }
-    }
-
-    private func pushStoreCall<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as EngineError {
-            throw error
-        } catch {
-            throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
     }
 }

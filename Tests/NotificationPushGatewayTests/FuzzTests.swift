@@ -3,20 +3,9 @@ import NIOCore
 import NIOHTTP1
 import NotificationModel
 import NotificationPushGateway
+import OpenUserNotificationsTesting
 import Synchronization
 import Testing
-
-/// A seeded generator (SplitMix64): a failure reproduces from the printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random and mutated provider requests.
 struct RequestMutator {
@@ -102,7 +91,7 @@ struct FuzzTests {
             for worker in 0..<workers {
                 group.addTask {
                     var mutator = RequestMutator(
-                        random: SeededGenerator(state: seed &+ UInt64(worker)), token: fixture.token.hex)
+                        random: SeededGenerator(seed: seed &+ UInt64(worker)), token: fixture.token.hex)
                     let client = clients[worker % clients.count]
                     for _ in 0..<(total / workers) {
                         let request = mutator.next()
@@ -137,7 +126,7 @@ struct FuzzTests {
         ] {
             try await HTTP2TestClient.sendRaw(Array(garbage.utf8), port: fixture.port)
         }
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         for _ in 0..<50 {
             try await HTTP2TestClient.sendRaw(
                 (0..<200).map { _ in UInt8.random(in: 0...255, using: &random) }, port: fixture.port)
