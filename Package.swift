@@ -121,7 +121,10 @@ let package = Package(
         // processes with a clean signal mask (also the test fixtures' Xvfb, dbus-daemon, geoclue and PulseAudio).
         .target(name: "CNotificationPlatform"),
         .target(name: "NotificationPlatform", dependencies: ["CNotificationPlatform"]),
-        // A small typed Swift wrapper around libdbus-1 (CDBus, declared after the settings loop below).
+        // libdbus-1's declarations and a loader that opens the system's libdbus-1.so.3 at run time: building needs
+        // no libdbus development package, and a machine without the library still runs (in the terminal).
+        .target(name: "CDBus", linkerSettings: [.linkedLibrary("dl")]),
+        // A small typed Swift wrapper around libdbus-1.
         .target(name: "DBusKit", dependencies: ["CDBus"]),
         // Desktop delivery through the freedesktop notification server (org.freedesktop.Notifications).
         .target(
@@ -205,7 +208,3 @@ for target in package.targets {
     target.swiftSettings = settings
 }
 
-// libdbus-1 for DBusKit: a system library takes no Swift settings, so it joins after the loop above.
-package.targets.append(
-    .systemLibrary(name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])])
-)

@@ -97,8 +97,10 @@ public final class DBusConnection: @unchecked Sendable {
     /// answers.
     ///
     /// - Parameter address: A D-Bus address, such as `unix:path=/tmp/dbus-XXXX,guid=...`.
-    /// - Throws: ``DBusFailure`` when the bus cannot be reached or refuses the connection.
+    /// - Throws: ``DBusFailure`` when libdbus cannot be opened (``DBusFailure/Name/libraryUnavailable``), or the bus
+    ///   cannot be reached or refuses the connection.
     public init(address: String) throws(DBusFailure) {
+        try DBusLibrary.load()
         _ = dbus_threads_init_default()
         var error = CDBus.DBusError()
         dbus_error_init(&error)

@@ -23,6 +23,8 @@ public struct DBusFailure: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidArguments = "org.openusernotifications.DBusKit.InvalidArguments"
         /// No session bus address was given or found.
         public static let noSessionBus = "org.openusernotifications.DBusKit.NoSessionBus"
+        /// The system's libdbus-1 could not be opened (see ``DBusLibrary``).
+        public static let libraryUnavailable = "org.openusernotifications.DBusKit.LibraryUnavailable"
     }
 
     public var description: String { "\(name): \(message)" }

@@ -12,7 +12,8 @@ import Synchronization
 /// The choice is made at the first notification, not at start-up, so a daemon started before the desktop's
 /// notification server still uses it: while no server is found, each notification looks again (one bus call).
 /// A notification the server refuses (it went away) is shown in the terminal instead. Without a session bus at
-/// all (`DBUS_SESSION_BUS_ADDRESS` unset and no `$XDG_RUNTIME_DIR/bus`), everything goes to the terminal.
+/// all (`DBUS_SESSION_BUS_ADDRESS` unset and no `$XDG_RUNTIME_DIR/bus`), or without the system's libdbus-1 (one
+/// warning says so), everything goes to the terminal.
 ///
 /// ```swift
 /// let relay = ResponseRelay()
@@ -125,6 +126,13 @@ public actor AutomaticPresenter: NotificationPresenter {
     private func desktopPresenter() async -> DesktopPresenter? {
         guard choice != .terminal, !noBus else { return nil }
         if let desktop { return desktop }
+        do {
+            try DBusLibrary.load(environment: environment)
+        } catch {
+            noBus = true
+            logger.warning("no desktop notifications: \(error.message) (install libdbus-1-3); notifications go to the terminal")
+            return nil
+        }
         guard let address = Self.sessionBusAddress(environment: environment) else {
             noBus = true
             logger.info("no session bus: notifications go to the terminal")

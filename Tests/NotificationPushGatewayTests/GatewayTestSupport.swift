@@ -150,7 +150,7 @@ func isLowercaseUUID(_ text: String) -> Bool {
     text.utf8.count == 36 && UUID(uuidString: text) != nil && text == text.lowercased()
 }
 
-/// The python the client tests run: `OPENUN_PYTHON` when it names one, else the virtual environment `.ci/run`
+/// The python the client tests run: `OPENUN_PYTHON` when it names one, else the virtual environment `scripts/test`
 /// makes with httpx[http2], aioapns, pyjwt and cryptography, `${XDG_CACHE_HOME:-~/.cache}/openusernotifications/
 /// test-python`, when it exists; `nil` skips the tests.
 let testPython: String? = {

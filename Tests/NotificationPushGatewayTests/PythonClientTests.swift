@@ -96,13 +96,13 @@ private func runClient(_ arguments: [String]) async throws -> [String: ClientRes
 }
 
 /// Python HTTP/2 clients against the endpoint. They need a python with
-/// `pip install 'httpx[http2]' aioapns pyjwt cryptography`: `OPENUN_PYTHON`, or the virtual environment `.ci/run`
+/// `pip install 'httpx[http2]' aioapns pyjwt cryptography`: `OPENUN_PYTHON`, or the virtual environment `scripts/test`
 /// makes (see ``testPython``).
 @Suite(
     "APNs endpoint with Python clients", .serialized,
     .enabled(
         if: testPython != nil,
-        "run .ci/run once (it makes a python with httpx[http2], aioapns, pyjwt and cryptography) or set OPENUN_PYTHON"
+        "run scripts/test once (it makes a python with httpx[http2], aioapns, pyjwt and cryptography) or set OPENUN_PYTHON"
     ))
 struct PythonClientTests {
     @Test("httpx over h2c (http1=False): statuses, apns-id and reasons")
