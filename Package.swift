@@ -195,6 +195,15 @@ let package = Package(
             path: "Tests/Fixtures/ServiceExtensionFixture"
         ),
         .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
+        // README.md's and docs/'s samples: Swift ones compiled, commands parsed by the commands' own parsers.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "UnotifyCLI", "NotificationDaemon", "OpenUserNotificationsTesting", "OpenUserNotificationsLegacy",
+                "NotificationGeoClue", "NotificationPush", "NotificationEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "LegacyAPITests", dependencies: ["OpenUserNotificationsLegacy", "OpenUserNotificationsTesting"]
         ),

@@ -33,11 +33,18 @@ final class RunningCommand: Sendable {
         var value: String { text.withLock { $0 } }
     }
 
-    init(_ arguments: [String], environment: [String: String], executable: String = "unotify") throws {
+    /// Starts `executable` (a product of the package, or an absolute path) with `environment` added to this
+    /// process's, or alone when `inheritsEnvironment` is false.
+    init(
+        _ arguments: [String], environment: [String: String], executable: String = "unotify",
+        inheritsEnvironment: Bool = true
+    ) throws {
         process = Process()
-        process.executableURL = try builtExecutable(executable)
+        process.executableURL =
+            executable.hasPrefix("/") ? URL(fileURLWithPath: executable) : try builtExecutable(executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment =
+            inheritsEnvironment ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
