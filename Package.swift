@@ -110,7 +110,7 @@ let package = Package(
             name: "UnotifyCLI",
             dependencies: [
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
-                "NotificationDesktop", "NotificationClient", "NotificationWire",
+                "NotificationDesktop", "NotificationClient", "NotificationWire", "NotificationPlatform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

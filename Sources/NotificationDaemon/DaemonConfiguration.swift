@@ -20,6 +20,11 @@ public struct DaemonConfiguration: Sendable {
     public var inheritedSocket: Int32?
     /// Whether `run()` runs the engine's delivery loop; tests drive delivery themselves on a manual clock.
     public var runsEngineLoop = true
+    /// Whether `run()` takes the store's daemon lock (``storeLockPath``), so that a second daemon on the same store
+    /// refuses to start. Only tests that simulate a crash by leaving an engine behind turn it off.
+    public var locksStore = true
+    /// The lock file beside the store that one daemon holds while it runs: `<store>-daemon.lock`.
+    public var storeLockPath: String { storePath + "-daemon.lock" }
     /// The files that define the system zone, watched for changes.
     public var localtimePath = "/etc/localtime"
     public var timezonePath: String? = "/etc/timezone"

@@ -8,6 +8,7 @@ import NotificationGeoClue
 import NotificationPlatform
 import NotificationPush
 import NotificationPushGateway
+import NotificationStoreSQLite
 import NotificationWire
 
 /// The command-line options of `unotifyd`, kept here so the executable's `main` stays a few lines.
@@ -132,8 +133,13 @@ public struct DaemonOptions: ParsableArguments {
                 presenter: presenter)
             relay.connect(daemon.scheduler)
             return daemon
+        } catch let error as DaemonError {
+            throw error
         } catch {
-            throw ValidationError("cannot open the store at \(storePath): \(error)")
+            guard SQLiteNotificationStore.isDamage(error) else {
+                throw DaemonError(.storeUnavailable, "cannot open the store at \(storePath): \(error)")
+            }
+            throw DaemonError.damagedStore(path: storePath, reason: "\(error)")
         }
     }
 
@@ -178,7 +184,11 @@ extension NotificationDaemon {
             return source
         }
         defer { signals.forEach { $0.cancel() } }
-        try await task.value
+        do {
+            try await task.value
+        } catch is CancellationError {
+            // Stopped by SIGINT or SIGTERM: a clean stop, exit status 0.
+        }
     }
 }
 

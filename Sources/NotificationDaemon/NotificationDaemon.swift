@@ -62,6 +62,18 @@ public actor NotificationDaemon {
     }
 
     private static func openStore(at path: String, logger: Logger) throws -> SQLiteNotificationStore {
+        let store = try openStoreForWritingIfPossible(at: path, logger: logger)
+        // A damaged file is refused before anything is served from it: a page that cannot be read would otherwise
+        // fail one listing or delivery after another, and writing to it can lose more. `quick_check` reads every
+        // page once (a few hundred milliseconds for a million requests).
+        let report = try store.check(thorough: false)
+        guard report.isSound else {
+            throw DaemonError.damagedStore(path: path, reason: report.problems.prefix(3).joined(separator: "; "))
+        }
+        return store
+    }
+
+    private static func openStoreForWritingIfPossible(at path: String, logger: Logger) throws -> SQLiteNotificationStore {
         do {
             return try SQLiteNotificationStore(path: path)
         } catch {
@@ -92,6 +104,8 @@ public actor NotificationDaemon {
     /// Serves until the calling task is cancelled: binds the socket, runs the engine loop, watches the store.
     public func run() async throws {
         guard state == .idle else { return }
+        let lock = try lockStore()
+        defer { lock?.release() }
         state = .running(since: Date())
         defer { state = .stopped }
         let server = try await bind()
@@ -148,6 +162,26 @@ public actor NotificationDaemon {
             throw error
         }
         await apns?.stop()
+    }
+
+    /// Takes the store's daemon lock, or throws ``DaemonError`` (``DaemonError/Code/alreadyRunning``) naming the
+    /// daemon that holds it; `nil` when the configuration asks for no lock or names no store file.
+    private func lockStore() throws -> ExclusiveFileLock? {
+        guard configuration.locksStore, !configuration.storePath.isEmpty else { return nil }
+        let owner = "pid \(getpid()) socket \(configuration.socketPath)"
+        let outcome: ExclusiveFileLock.Outcome
+        do {
+            outcome = try ExclusiveFileLock.acquire(path: configuration.storeLockPath, owner: owner)
+        } catch let error as SystemCallError where error.code == EROFS || error.code == EACCES {
+            // A store on a read-only file system (served read-only): no daemon can change it, so no lock is needed.
+            logger.warning("no daemon lock beside a store that cannot be written: \(error)")
+            return nil
+        }
+        switch outcome {
+        case .acquired(let lock): return lock
+        case .heldByOther(let owner):
+            throw DaemonError.alreadyRunning(owner: owner, storePath: configuration.storePath)
+        }
     }
 
     /// Returns once the socket accepts connections.

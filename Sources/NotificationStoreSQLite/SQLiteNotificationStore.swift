@@ -62,6 +62,14 @@ public final class SQLiteNotificationStore: NotificationStore {
         writer = queue
     }
 
+    /// Whether `error`, thrown while opening or reading a store, says the file is damaged: not a database at all
+    /// (`SQLITE_NOTADB`), or a corrupt one (`SQLITE_CORRUPT`, which also stands for a schema this version cannot
+    /// read). `unotify store check` and `unotify store recover` are the answer to such a file.
+    public static func isDamage(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+    }
+
     /// Opens a store that lives in memory only: for tests and for the `OpenUserNotificationsTesting` product.
     public init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue(configuration: Self.configuration())

@@ -85,6 +85,9 @@ public final class NotificationTestSystem: Sendable {
                 socketPath: folder.appendingPathComponent("d.sock").path, storePath: storePath ?? "",
                 engine: configuration.engineConfiguration)
             daemonConfiguration.runsEngineLoop = false
+            // Restart tests open a second system on the same file while the first one lives on, as a crashed
+            // daemon's would not: only one of them may hold the real daemon's lock.
+            daemonConfiguration.locksStore = false
             let server = NotificationDaemon(configuration: daemonConfiguration, store: store, clock: clock, presenter: presenter)
             scheduler = server.scheduler
             daemon = (

@@ -47,7 +47,12 @@ struct CLIContext {
         do {
             store = try SQLiteNotificationStore(path: storePath)
         } catch {
-            throw CLIError("cannot open the notification store at \(storePath): \(error)")
+            guard SQLiteNotificationStore.isDamage(error) else {
+                throw CLIError("cannot open the notification store at \(storePath): \(error)")
+            }
+            throw CLIError(
+                "the store at \(storePath) is damaged (\(error)): see `unotify store check`, and `unotify store "
+                    + "recover`, which keeps the damaged file beside the new one", exitStatus: 65)
         }
         // `watch` delivers here: on the desktop when it has a notification server (and in the terminal too).
         let environment = ProcessInfo.processInfo.environment
@@ -78,10 +83,14 @@ struct CLIContext {
     }
 }
 
-/// A command-line error: printed as one line, exit status 1.
+/// A command-line error: printed as one line, exit status 1 unless another is given (65 for a damaged store).
 struct CLIError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    let exitStatus: Int32
+    init(_ description: String, exitStatus: Int32 = 1) {
+        self.description = description
+        self.exitStatus = exitStatus
+    }
 }
 
 extension AsyncParsableCommand {
@@ -89,6 +98,10 @@ extension AsyncParsableCommand {
     func reportingErrors(_ body: () async throws -> Void) async throws {
         do {
             try await body()
+        } catch let error as CLIError where error.exitStatus != 1 {
+            // ArgumentParser ends every other error with status 1: say it as it would, and exit with ours.
+            CLIContext.say("Error: \(error.description)")
+            throw ExitCode(error.exitStatus)
         } catch let error as CLIError {
             throw error
         } catch let error as ValidationError {

@@ -6,7 +6,17 @@ enum CLIOutput {
 
     static func print(_ text: String) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
-        if let sink { sink(line) } else { FileHandle.standardOutput.write(Data(line.utf8)) }
+        if let sink {
+            sink(line)
+            return
+        }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(line.utf8))
+        } catch {
+            // The reader went away (`unotify list | head -3`): stop quietly, as other command-line tools do, with the
+            // status a shell reports for SIGPIPE. Nothing else can be done with the rest of the output.
+            exit(141)
+        }
     }
 
     /// Prints a JSON value, keys sorted, for `--json`.

@@ -17,7 +17,13 @@ struct Unotifyd: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let daemon = try options.makeDaemon()
-        try await daemon.runUntilSignalled()
+        do {
+            let daemon = try options.makeDaemon()
+            try await daemon.runUntilSignalled()
+        } catch let error as DaemonError {
+            // One line, no usage text: the options were fine, the store or another daemon is the matter.
+            FileHandle.standardError.write(Data("unotifyd: \(error)\n".utf8))
+            throw ExitCode(error.exitStatus)
+        }
     }
 }
