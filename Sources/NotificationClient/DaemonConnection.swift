@@ -42,9 +42,14 @@ public actor DaemonConnection {
     private var expiredBeforeStart: Set<UInt64> = []
     private var reconnecting: Task<Void, Never>?
 
-    public init(socketPath: String, appID: String) {
+    /// How long a request waits for its reply, and a new connection for the daemon's welcome, before failing with
+    /// `unavailable`: a daemon that is stuck is reported, not waited on forever.
+    public nonisolated let replyTimeout: Duration
+
+    public init(socketPath: String, appID: String, replyTimeout: Duration = .seconds(30)) {
         self.socketPath = socketPath
         self.appID = appID
+        self.replyTimeout = replyTimeout
     }
 
     /// Sends a request and waits for its reply.
@@ -54,6 +59,11 @@ public actor DaemonConnection {
         let link = try await connected()
         let id = nextRequestID
         nextRequestID += 1
+        let timer = Task { [replyTimeout] in
+            try await Task.sleep(for: replyTimeout)
+            self.timedOut(id)
+        }
+        defer { timer.cancel() }
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 waiting[id] = continuation
@@ -151,6 +161,7 @@ public actor DaemonConnection {
     /// Connects, says hello, and starts the reader and writer.
     private func open(generation: UInt64) async throws -> Link {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(5))
             .connect(unixDomainSocketPath: socketPath) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.wrappedForWireProtocol(maximumMessageSize: WireProtocol.maximumReplySize)
@@ -159,9 +170,20 @@ public actor DaemonConnection {
         let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
         let link = Link(outgoing: sink, generation: generation)
         Task { await self.pump(channel, outgoing: outgoing, generation: generation) }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            welcome = continuation
-            sink.yield(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier)))
+        let timer = Task { [replyTimeout] in
+            try await Task.sleep(for: replyTimeout)
+            self.welcomeTimedOut(generation: generation)
+        }
+        defer { timer.cancel() }
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                welcome = continuation
+                sink.yield(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier)))
+            }
+        } catch {
+            sink.finish()
+            try? await channel.channel.close()
+            throw error
         }
         return link
     }
@@ -263,6 +285,24 @@ public actor DaemonConnection {
         for run in extensionRuns.values { Task { await run.finish() } }
         extensionRuns.removeAll()
         if hasAttachments, reconnecting == nil { reconnecting = Task { await self.reconnect() } }
+    }
+
+    /// The request's reply did not come in time: it fails (a late reply finds no one waiting and is dropped).
+    private func timedOut(_ id: UInt64) {
+        waiting.removeValue(forKey: id)?.resume(
+            throwing: WireFailure(
+                code: EngineError.Code.unavailable.name,
+                message: "unotifyd at \(socketPath) did not answer within \(replyTimeout.formatted(.units(allowed: [.seconds])))"))
+    }
+
+    /// The daemon accepted the connection but did not welcome it in time.
+    private func welcomeTimedOut(generation: UInt64) {
+        guard self.generation == generation, let welcome else { return }
+        self.welcome = nil
+        welcome.resume(
+            throwing: WireFailure(
+                code: EngineError.Code.unavailable.name,
+                message: "unotifyd at \(socketPath) accepted the connection but did not answer its hello"))
     }
 
     private func failAll(_ failure: WireFailure) {

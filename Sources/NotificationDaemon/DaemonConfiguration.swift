@@ -16,6 +16,13 @@ public struct DaemonConfiguration: Sendable {
     public var maximumQueuedMessages: Int
     /// How long the daemon waits for a client's answer to an event before giving up on it.
     public var answerTimeout: TimeInterval
+    /// How many of a connection's requests may be unanswered (read, and their reply not yet written) before the
+    /// daemon stops reading that connection until replies went out.
+    public var maximumUnansweredRequests = 32
+    /// How long a new connection has to send its `hello` before it is closed, in seconds.
+    public var helloDeadline: TimeInterval = 10
+    /// How many connections one process may hold open at once; more are refused (closed at once).
+    public var maximumConnectionsPerPeer = 64
     /// An already bound listening socket (systemd socket activation) to use instead of binding `socketPath`.
     public var inheritedSocket: Int32?
     /// Whether `run()` runs the engine's delivery loop; tests drive delivery themselves on a manual clock.

@@ -36,6 +36,17 @@ public struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("max-queued-messages"), help: "Messages a client may leave unread before it is cut off.")
     var maximumQueuedMessages: Int = 1_024
 
+    @Option(
+        name: .customLong("max-unanswered-requests"),
+        help: "Requests of one connection read ahead of their replies; past it the connection is not read until replies went out.")
+    var maximumUnansweredRequests: Int = 32
+
+    @Option(name: .customLong("hello-deadline"), help: "Seconds a new connection has to say hello before it is closed.")
+    var helloDeadline: Double = 10
+
+    @Option(name: .customLong("max-connections-per-peer"), help: "Connections one process may hold open at once.")
+    var maximumConnectionsPerPeer: Int = 64
+
     @Option(name: .customLong("localtime-path"), help: .hidden)
     var localtimePath = "/etc/localtime"
 
@@ -81,6 +92,18 @@ public struct DaemonOptions: ParsableArguments {
         guard pendingCap == "off" || Int(pendingCap).map({ $0 >= 0 }) == true else {
             throw ValidationError("--pending-cap takes a number or off")
         }
+        for (name, seconds) in [
+            ("--will-present-deadline", willPresentDeadline), ("--service-extension-budget", serviceExtensionBudget),
+            ("--hello-deadline", helloDeadline),
+        ] where !(seconds.isFinite && seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("\(name) takes a number of seconds above 0 and at most 86400, not \(seconds)")
+        }
+        for (name, count) in [
+            ("--max-queued-messages", maximumQueuedMessages), ("--max-unanswered-requests", maximumUnansweredRequests),
+            ("--max-connections-per-peer", maximumConnectionsPerPeer),
+        ] where count < 1 {
+            throw ValidationError("\(name) takes a whole number of at least 1, not \(count)")
+        }
         guard AuthorizationPolicy(rawValue: authorization) != nil else { throw ValidationError("--authorization takes grant or deny") }
         guard Logger.Level(rawValue: logLevelName) != nil else { throw ValidationError("unknown --log-level '\(logLevelName)'") }
         guard ["geoclue", "off"].contains(location) else { throw ValidationError("--location takes geoclue or off") }
@@ -107,13 +130,13 @@ public struct DaemonOptions: ParsableArguments {
             authorizationPolicy: AuthorizationPolicy(rawValue: authorization) ?? .grantRequested,
             willPresentDeadline: willPresentDeadline)
         engine.presentationWhenUnanswered = [.banner, .list, .sound, .badge]
-        guard serviceExtensionBudget > 0 else {
-            throw ValidationError("--service-extension-budget must be a positive number of seconds")
-        }
         engine.serviceExtensionTimeBudget = serviceExtensionBudget
         var configuration = DaemonConfiguration(
             socketPath: socketPath, storePath: storePath, engine: engine, maximumQueuedMessages: maximumQueuedMessages,
             inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))
+        configuration.maximumUnansweredRequests = maximumUnansweredRequests
+        configuration.helloDeadline = helloDeadline
+        configuration.maximumConnectionsPerPeer = maximumConnectionsPerPeer
         configuration.localtimePath = localtimePath
         configuration.timezonePath = timezonePath
         let zone = SystemZone(TimeZoneMonitor.currentZone(localtimePath: localtimePath, timezonePath: timezonePath))
@@ -169,6 +192,8 @@ extension DaemonOptions {
 extension NotificationDaemon {
     /// Runs until SIGINT or SIGTERM, then stops cleanly.
     public func runUntilSignalled() async throws {
+        // Every client holds a descriptor: take all the kernel allows this user (the soft limit is often 1,024).
+        _ = try? DescriptorLimit.raiseToHardLimit()
         // A parent may have started us with these signals blocked (inherited masks): unblock them.
         var unblocked = sigset_t()
         sigemptyset(&unblocked)

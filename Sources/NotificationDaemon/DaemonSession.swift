@@ -4,7 +4,8 @@ import NotificationModel
 import NotificationWire
 import Synchronization
 
-/// One client connection: the app it acts for, its outgoing queue, and the events waiting for its answer.
+/// One client connection: the app it acts for, its outgoing queue, its unanswered requests, and the events waiting
+/// for its answer.
 ///
 /// When the app attaches, the session is its ``ForegroundApp``: the engine's questions become events on the
 /// socket and the client's answers resume them. Likewise, once the app attached them, it is the app's
@@ -14,12 +15,19 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
     private struct State {
         var appID: String?
         var queued = 0
+        /// Requests read and not yet answered on the socket (queued for the worker, worked on, or answered but not
+        /// yet written).
+        var unansweredRequests = 0
+        /// The reader, waiting for ``unansweredRequests`` to drop below the limit.
+        var roomWaiter: CheckedContinuation<Void, Never>?
         var nextEventID: UInt64 = 1
         var answers: [UInt64: CheckedContinuation<ClientMessage?, Never>] = [:]
         var closed = false
     }
 
     let id: UInt64
+    /// The process at the other end (`SO_PEERCRED`), for the cap on connections per process.
+    let peerProcessID: Int32
     private let state = Mutex(State())
     private let outgoing: AsyncStream<ServerMessage>.Continuation
     private let maximumQueued: Int
@@ -27,12 +35,15 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
     private let closeConnection: @Sendable () -> Void
 
     init(
-        id: UInt64, outgoing: AsyncStream<ServerMessage>.Continuation, maximumQueued: Int, answerTimeout: TimeInterval,
+        id: UInt64, peerProcessID: Int32 = 0, outgoing: AsyncStream<ServerMessage>.Continuation, maximumQueued: Int,
+        maximumUnansweredRequests: Int = 32, answerTimeout: TimeInterval,
         closeConnection: @escaping @Sendable () -> Void
     ) {
         self.id = id
+        self.peerProcessID = peerProcessID
         self.outgoing = outgoing
         self.maximumQueued = maximumQueued
+        self.maximumUnansweredRequests = max(1, maximumUnansweredRequests)
         self.answerTimeout = answerTimeout
         self.closeConnection = closeConnection
     }
@@ -59,8 +70,38 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
     }
 
     /// Called by the writer after each message went out.
-    func didWrite() {
-        state.withLock { $0.queued -= 1 }
+    func didWrite(_ message: ServerMessage) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.queued -= 1
+            guard message.answersRequest else { return nil }
+            state.unansweredRequests -= 1
+            defer { state.roomWaiter = nil }
+            return state.unansweredRequests < maximumUnansweredRequests ? state.roomWaiter : nil
+        }
+        waiter?.resume()
+    }
+
+    /// How many requests of this connection may be read before their answers went out. Past it the reader stops
+    /// reading the socket, so a client that sends without reading its replies fills its own socket buffer, not the
+    /// daemon's memory: back-pressure, not buffering.
+    let maximumUnansweredRequests: Int
+
+    /// Counts a request the reader hands to the worker; returns once fewer than ``maximumUnansweredRequests`` are
+    /// unanswered (at once, usually), or when the session closes.
+    func requestRead() async {
+        let full = state.withLock { state -> Bool in
+            state.unansweredRequests += 1
+            return state.unansweredRequests >= maximumUnansweredRequests && !state.closed
+        }
+        guard full else { return }
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                guard state.unansweredRequests >= maximumUnansweredRequests, !state.closed else { return true }
+                state.roomWaiter = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
     }
 
     /// A new event identifier.
@@ -112,12 +153,16 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
 
     /// Marks the session closed, closes the connection and releases every waiting event.
     func close() {
-        let waiting = state.withLock { state -> [CheckedContinuation<ClientMessage?, Never>] in
+        let (waiting, reader) = state.withLock { state in
             state.closed = true
-            defer { state.answers.removeAll() }
-            return Array(state.answers.values)
+            defer {
+                state.answers.removeAll()
+                state.roomWaiter = nil
+            }
+            return (Array(state.answers.values), state.roomWaiter)
         }
         for continuation in waiting { continuation.resume(returning: nil) }
+        reader?.resume()
         outgoing.finish()
         closeConnection()
     }

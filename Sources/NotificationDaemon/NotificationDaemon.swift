@@ -138,6 +138,9 @@ public actor NotificationDaemon {
             zones?.cancel()
         }
         do {
+            // On stop, every connection is closed at once: a session waiting on a client that does not read (its
+            // reader paused by back-pressure, its writer by a full socket) would otherwise hold the stop up.
+            try await withTaskCancellationHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
                 if let source = configuration.locationSource {
@@ -156,6 +159,9 @@ public actor NotificationDaemon {
                         group.addTask { await self.serve(connection) }
                     }
                 }
+            }
+            } onCancel: {
+                for session in sessions.withLock({ Array($0.values) }) { session.close() }
             }
         } catch {
             await apns?.stop()
@@ -226,19 +232,48 @@ public actor NotificationDaemon {
         let (requests, requestSink) = AsyncStream<(UInt64, WireRequest)>.makeStream()
         let rawChannel = channel.channel
         let session = DaemonSession(
-            id: id, outgoing: outgoingSink, maximumQueued: configuration.maximumQueuedMessages,
+            id: id, peerProcessID: credential.processID, outgoing: outgoingSink,
+            maximumQueued: configuration.maximumQueuedMessages,
+            maximumUnansweredRequests: configuration.maximumUnansweredRequests,
             answerTimeout: configuration.answerTimeout, closeConnection: { rawChannel.close(promise: nil) })
-        sessions.withLock { $0[id] = session }
+        let admitted = sessions.withLock { sessions in
+            let fromPeer = sessions.values.count { $0.peerProcessID == credential.processID }
+            guard fromPeer < configuration.maximumConnectionsPerPeer else { return false }
+            sessions[id] = session
+            return true
+        }
+        guard admitted else {
+            logger.warning(
+                "refused a connection: the process already has \(configuration.maximumConnectionsPerPeer) open",
+                metadata: ["pid": "\(credential.processID)"])
+            try? await channel.channel.close()
+            return
+        }
+        // A connection that never says hello is closed: it holds a descriptor and serves no app.
+        let helloDeadline = Task { [logger, configuration] in
+            try await Task.sleep(for: .seconds(configuration.helloDeadline))
+            guard session.appID == nil else { return }
+            logger.info("closed a connection that sent no hello in time", metadata: ["pid": "\(credential.processID)"])
+            session.close()
+        }
         defer {
+            helloDeadline.cancel()
             sessions.withLock { $0[id] = nil }
             session.close()
         }
         do {
             try await channel.executeThenClose { inbound, outbound in
                 let writer = Task {
-                    for await message in outgoing {
-                        try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
-                        session.didWrite()
+                    do {
+                        for await message in outgoing {
+                            try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
+                            session.didWrite(message)
+                        }
+                    } catch {
+                        // The peer is gone (a reset, a closed socket): end the session, whose reader may be paused by
+                        // back-pressure and would not see the end of the stream itself.
+                        session.close()
+                        throw error
                     }
                 }
                 let worker = Task {
@@ -258,6 +293,8 @@ public actor NotificationDaemon {
                             break
                         }
                         guard handle(message, session: session, requests: requestSink) else { break }
+                        // Back-pressure: too many unanswered requests, and this connection is not read further.
+                        if case .request = message { await session.requestRead() }
                     }
                 } catch {
                     logger.debug("connection read failed: \(error)", metadata: ["session": "\(id)"])

@@ -77,6 +77,16 @@ public enum ServerMessage: Codable, Sendable, Hashable {
     case serviceExtensionFinished(eventID: UInt64)
 }
 
+extension ServerMessage {
+    /// Whether the message answers a request (a reply, or a failure with the request's id).
+    public var answersRequest: Bool {
+        switch self {
+        case .reply, .failure(id: _?, _): true
+        default: false
+        }
+    }
+}
+
 /// The first message of a connection.
 public struct Hello: Codable, Sendable, Hashable {
     public var protocolVersion: Int

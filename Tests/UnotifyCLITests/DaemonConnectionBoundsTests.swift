@@ -1,0 +1,73 @@
+import Foundation
+import NotificationClient
+import NotificationEngine
+import Testing
+
+/// Connections that do not behave: bounded on the daemon's side, and on the client's.
+@Suite("unotifyd connection bounds", .serialized)
+struct DaemonConnectionBoundsTests {
+    @Test("connections that never say hello are closed at the deadline; past the per-process cap at once; others are served")
+    func idleConnections() async throws {
+        let daemon = DaemonProcess(arguments: ["--hello-deadline", "1", "--max-connections-per-peer", "40"])
+        defer { Task { await daemon.stop() } }
+        try await daemon.start()
+        // This test process opens 50 silent connections: 40 are admitted, 10 refused.
+        let silent = try (0..<50).map { _ in try RawSocket(path: daemon.socket) }
+        let started = Date()
+        var closedAt: [Double] = []
+        await withTaskGroup(of: Double?.self) { group in
+            for socket in silent {
+                group.addTask {
+                    let result = await socket.readUntilClosed(timeout: 10)
+                    return result.closed ? Date().timeIntervalSince(started) : nil
+                }
+            }
+            for await time in group { if let time { closedAt.append(time) } }
+        }
+        #expect(closedAt.count == 50, "closed: \(closedAt.count) of 50")
+        #expect(closedAt.filter { $0 < 0.8 }.count == 10, "closed early: \(closedAt.sorted())")
+        #expect(closedAt.filter { $0 >= 0.8 }.count == 40)
+        // Another process is served while (and after) they hang around.
+        _ = try await runToEnd(
+            ["add", "--in", "1h", "--id", "served"], environment: daemon.environment.merging(["OPENUN_MODE": "daemon"]) { $1 })
+        #expect(daemon.isRunning)
+    }
+
+    @Test("the daemon raises its descriptor soft limit to the hard limit")
+    func descriptorLimit() async throws {
+        let daemon = DaemonProcess()
+        defer { Task { await daemon.stop() } }
+        try await daemon.start()
+        let pid = try #require(daemon.processID)
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] == numbers[1], "\(line)")
+    }
+
+    @Test("a daemon that accepts but never answers: the client reports it after its reply timeout, not never")
+    func clientTimesOut() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotify-mute-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("mute.sock").path
+        // A listening socket nobody reads: connect succeeds (the backlog), nothing ever answers.
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0 && listen(listener, 8) == 0)
+        let connection = DaemonConnection(socketPath: path, appID: "com.example.mute", replyTimeout: .milliseconds(500))
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await connection.request(.pendingRequests)
+        } throws: { error in
+            (error as? EngineError)?.code == .unavailable && "\(error)".contains("did not answer")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
