@@ -20,9 +20,15 @@ public actor DaemonConnection {
         case connected(Link)
     }
 
+    /// What goes out: a message, or a request already encoded (so that its encoding failed its caller alone).
+    private enum Frame: Sendable {
+        case message(ClientMessage)
+        case encoded(Data)
+    }
+
     /// A live connection: where frames go.
     private struct Link {
-        var outgoing: AsyncStream<ClientMessage>.Continuation
+        var outgoing: AsyncStream<Frame>.Continuation
         var generation: UInt64
     }
 
@@ -59,6 +65,13 @@ public actor DaemonConnection {
         let link = try await connected()
         let id = nextRequestID
         nextRequestID += 1
+        // Encoded here, so a request the wire cannot carry fails alone, at once, instead of ending the connection.
+        let frame: Data
+        do {
+            frame = try WireProtocol.encode(ClientMessage.request(id: id, request))
+        } catch {
+            throw EngineError(.invalidArgument, "the request cannot be sent to unotifyd: \(error)")
+        }
         let timer = Task { [replyTimeout] in
             try await Task.sleep(for: replyTimeout)
             self.timedOut(id)
@@ -67,7 +80,7 @@ public actor DaemonConnection {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 waiting[id] = continuation
-                link.outgoing.yield(.request(id: id, request))
+                link.outgoing.yield(.encoded(frame))
             }
         } catch let failure as WireFailure {
             throw EngineError(EngineError.Code(name: failure.code) ?? .invalidArgument, failure.message)
@@ -154,7 +167,7 @@ public actor DaemonConnection {
         nextRequestID += 1
         _ = try await withCheckedThrowingContinuation { continuation in
             waiting[id] = continuation
-            link.outgoing.yield(.request(id: id, request))
+            link.outgoing.yield(.message(.request(id: id, request)))
         }
     }
 
@@ -167,7 +180,7 @@ public actor DaemonConnection {
                     try channel.wrappedForWireProtocol(maximumMessageSize: WireProtocol.maximumReplySize)
                 }
             }
-        let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
+        let (outgoing, sink) = AsyncStream<Frame>.makeStream()
         let link = Link(outgoing: sink, generation: generation)
         Task { await self.pump(channel, outgoing: outgoing, generation: generation) }
         let timer = Task { [replyTimeout] in
@@ -178,7 +191,7 @@ public actor DaemonConnection {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 welcome = continuation
-                sink.yield(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier)))
+                sink.yield(.message(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier))))
             }
         } catch {
             sink.finish()
@@ -190,14 +203,22 @@ public actor DaemonConnection {
 
     /// Runs the connection until it closes, then fails what waits on it.
     private nonisolated func pump(
-        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, outgoing: AsyncStream<ClientMessage>, generation: UInt64
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, outgoing: AsyncStream<Frame>, generation: UInt64
     ) async {
         do {
             try await channel.executeThenClose { inbound, outbound in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await message in outgoing {
-                            try await outbound.write(ByteBuffer(bytes: try WireProtocol.encode(message)))
+                        for await frame in outgoing {
+                            let bytes: Data
+                            switch frame {
+                            case .encoded(let data): bytes = data
+                            case .message(let message):
+                                // An answer the wire cannot carry is dropped; the daemon's own deadline covers it.
+                                guard let data = try? WireProtocol.encode(message) else { continue }
+                                bytes = data
+                            }
+                            try await outbound.write(ByteBuffer(bytes: bytes))
                         }
                         outbound.finish()
                     }
@@ -273,7 +294,7 @@ public actor DaemonConnection {
     }
 
     private func send(_ message: ClientMessage) {
-        if case .connected(let link) = state { link.outgoing.yield(message) }
+        if case .connected(let link) = state { link.outgoing.yield(.message(message)) }
     }
 
     private func lost(generation: UInt64) {

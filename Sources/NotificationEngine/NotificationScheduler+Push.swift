@@ -218,6 +218,7 @@ extension NotificationScheduler {
     public func deliverPush(_ push: RemoteNotification, appID: String, deliver: Bool = true) async throws
         -> PushDeliveryOutcome
     {
+        try Self.checkLimits(of: push.content)
         let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
         if push.isBackground {
             if let receiver, await receiver.didReceiveRemoteNotification(push) { return .handedToApp }

@@ -73,6 +73,7 @@ public actor NotificationScheduler {
             throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
         }
         if let trigger = spec.trigger { try TriggerPlanner.validate(trigger) }
+        try Self.checkLimits(of: spec.content)
         try checkPlannedZone()
         let now = clock.now
         let fireDate = TriggerPlanner.firstFireDate(for: spec.trigger, addedAt: now, calendar: clock.calendar)
@@ -89,6 +90,17 @@ public actor NotificationScheduler {
                 metadata: ["app": "\(appID)", "request": "\(discarded.identifier)", "cap": "\(configuration.pendingCap ?? 0)"])
         }
         wake.signal()
+    }
+
+    /// Refuses content that could be stored but not read back: `userInfo` nested too deeply, or holding numbers JSON
+    /// cannot carry. Every way in (the API, the daemon's socket, pushes) passes here, so what is accepted can always
+    /// be listed, delivered and removed.
+    static func checkLimits(of content: NotificationPayload) throws(EngineError) {
+        do {
+            try PropertyListValue.checkLimits(of: content.userInfo, path: "userInfo")
+        } catch {
+            throw EngineError(.invalidUserInfo, error.description)
+        }
     }
 
     /// The app's pending requests. A push waiting for its service extension is not one: as on iOS, the app

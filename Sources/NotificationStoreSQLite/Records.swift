@@ -148,3 +148,16 @@ struct HistoryRecord: Codable, FetchableRecord, MutablePersistableRecord {
             outcome: HistoryEntry.Outcome(rawValue: outcome) ?? .delivered, detail: detail)
     }
 }
+
+// A row this version cannot decode (written by a newer version, or damaged) is left out of what a read returns
+// rather than failing it: one unreadable row must never hide the others, nor stop deliveries or removals. It stays
+// in the store (removals delete it with the rest), and `unotify store check` finds real damage.
+extension Sequence<PendingRecord> {
+    /// The requests of the rows that decode.
+    func readableRequests() -> [PendingRequest] { compactMap { try? $0.request() } }
+}
+
+extension Sequence<DeliveredRecord> {
+    /// The notifications of the rows that decode.
+    func readableNotifications() -> [DeliveredNotification] { compactMap { try? $0.notification() } }
+}

@@ -129,7 +129,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     arguments: [request.appID, max(cap, 0)])
                 for record in excess {
                     _ = try record.delete(db)
-                    let request = try record.request()
+                    guard let request = try? record.request() else { continue }  // unreadable: dropped, no history
                     discarded.append(request)
                     var entry = try HistoryRecord(
                         HistoryEntry(
@@ -158,7 +158,7 @@ public final class SQLiteNotificationStore: NotificationStore {
             try PendingRecord.fetchAll(
                 db, sql: "SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin) WHERE p.app = ? ORDER BY p.id",
                 arguments: [appID]
-            ).map { try $0.request() }
+            ).readableRequests()
         }
     }
 
@@ -173,7 +173,7 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
             for record in records { _ = try record.delete(db) }
             if records.contains(where: { $0.calendarKey != nil }) { try Self.pruneFloatingPlans(db) }
-            return try records.map { try $0.request() }
+            return records.readableRequests()
         }
     }
 
@@ -231,7 +231,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?",
                     arguments: [leaseUntil.timeIntervalSince1970, Self.processID, record.id])
             }
-            return try records.map { try $0.request() }
+            return records.readableRequests()
         }
     }
 
@@ -293,10 +293,12 @@ public final class SQLiteNotificationStore: NotificationStore {
             return try PendingRecord.fetchAll(
                 db, sql: "SELECT * FROM pending WHERE regionState IS NOT NULL\(scope) ORDER BY id",
                 arguments: appID.map { [$0] } ?? []
-            ).map { record in
-                LocationRequestState(
-                    request: try record.request(),
-                    state: record.regionState.flatMap(RegionState.init(rawValue:)) ?? .unknown)
+            ).compactMap { record in
+                // An unreadable row is left out, not allowed to hide the others (see `readableRequests`).
+                (try? record.request()).map { request in
+                    LocationRequestState(
+                        request: request, state: record.regionState.flatMap(RegionState.init(rawValue:)) ?? .unknown)
+                }
             }
         }
     }
@@ -407,7 +409,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     public func deliveredNotifications(appID: String) throws -> [DeliveredNotification] {
         try writer.read { db in
             try DeliveredRecord.fetchAll(db, sql: "SELECT * FROM delivered WHERE app = ? ORDER BY date", arguments: [appID])
-                .map { try $0.notification() }
+                .readableNotifications()
         }
     }
 
@@ -424,7 +426,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     sql: "UPDATE history SET outcome = ? WHERE id = ? AND outcome = ?",
                     arguments: [outcome.rawValue, record.historyID, HistoryEntry.Outcome.delivered.rawValue])
             }
-            return try records.map { try $0.notification() }
+            return records.readableNotifications()
         }
     }
 

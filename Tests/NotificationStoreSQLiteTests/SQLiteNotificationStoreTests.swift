@@ -223,3 +223,38 @@ struct MigrationTests {
         #expect(try store.nextWakeDate() == entered)
     }
 }
+
+extension SQLiteNotificationStoreTests {
+    @Test("one unreadable row hides nothing: listing, claiming and removing go on around it")
+    func unreadableRow() throws {
+        let store = try SQLiteNotificationStore()
+        for id in ["a", "poison", "b"] { _ = try store.insertPending(request(id, fireIn: 60), cap: nil, at: start) }
+        // A row whose spec this version cannot decode (a newer version's, or damaged bytes).
+        try store.writer.write { db in
+            try db.execute(sql: "UPDATE pending SET spec = ? WHERE identifier = 'poison'", arguments: [Data("{".utf8)])
+        }
+        #expect(try store.pendingRequests(appID: "com.example.app").map(\.identifier) == ["a", "b"])
+        let claimed = try store.claimDue(
+            at: start.addingTimeInterval(61), leaseUntil: start.addingTimeInterval(120), limit: 10, appID: nil)
+        #expect(claimed.map(\.identifier).sorted() == ["a", "b"])
+        // Removing all of the app's requests removes the unreadable one too.
+        #expect(try store.removePending(appID: "com.example.app", identifiers: nil).map(\.identifier).sorted() == ["a", "b"])
+        #expect(try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending") } == 0)
+    }
+
+    @Test("quick and integrity checks: a sound store has no problems and counts its rows; a checkpoint empties the log")
+    func checkAndCheckpoint() throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        for id in ["a", "b", "c"] { _ = try store.insertPending(request(id, fireIn: 60), cap: nil, at: start) }
+        for thorough in [false, true] {
+            let report = try store.check(thorough: thorough)
+            #expect(report.isSound)
+            #expect(report.counts["pending"] == 3)
+        }
+        try store.checkpoint()
+        let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+        #expect(wal == 0)
+    }
+}

@@ -72,6 +72,37 @@ struct ContentTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
+    @Test(
+        "userInfo past the limits (nested deeper than 32, NaN) is refused at add; at the limit it is listed and delivered",
+        arguments: NotificationTestSystem.Mode.allCases)
+    func userInfoLimits(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
+        let center = try await system.center(for: "com.example.app")
+        func nested(_ levels: Int) -> [AnyHashable: Any] {
+            var value: Any = "bottom"
+            for _ in 0..<levels { value = ["next": value] }
+            return ["top": value]
+        }
+        let content = UNMutableNotificationContent()
+        content.title = "deep"
+        for (userInfo, words) in [(nested(251), "nests 251 levels deep"), (["ratio": Double.nan], "numbers must be finite")] {
+            content.userInfo = userInfo
+            do {
+                try await center.add(UNNotificationRequest(identifier: "poison", content: content, trigger: nil))
+                Issue.record("add accepted \(words)")
+            } catch let error as NotificationRequestError {
+                #expect(error.kind == .invalidUserInfo)
+                #expect(error.message.contains(words), "\(error.message)")
+            }
+        }
+        content.userInfo = nested(32)  // 32 levels below userInfo
+        let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)
+        try await center.add(UNNotificationRequest(identifier: "deep", content: content, trigger: trigger))
+        #expect(await center.pendingNotificationRequests().map(\.identifier) == ["deep"])
+        await system.advance(by: 60)
+        #expect(system.presenter.presentations.map(\.identifier) == ["deep"])
+    }
+
     @Test("a trigger Apple would trap on fails add with an error instead, through both forms", arguments: NotificationTestSystem.Mode.allCases)
     func invalidTriggers(mode: NotificationTestSystem.Mode) async throws {
         let system = try NotificationTestSystem(mode: mode)

@@ -123,7 +123,10 @@ extension UNNotificationContent {
         payload.launchImageName = _launchImageName
         do {
             payload.userInfo = try PropertyListValue.convert(dictionary: _userInfo, path: "userInfo")
+            try PropertyListValue.checkLimits(of: payload.userInfo, path: "userInfo")
         } catch let error as PropertyListValue.ConversionError {
+            throw NotificationRequestError(.invalidUserInfo, error.description)
+        } catch let error as PropertyListValue.LimitError {
             throw NotificationRequestError(.invalidUserInfo, error.description)
         }
         payload.attachments = _attachments.map(\.spec)
