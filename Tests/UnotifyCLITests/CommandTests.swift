@@ -173,6 +173,44 @@ struct CommandTests {
     }
 
     @Test(
+        "an out-of-range calendar component is named with its range, not reported as a trigger without dates",
+        arguments: [
+            (["add", "--calendar", "hour=25"], "hour=25 is out of range: hour takes 0...23"),
+            (["add", "--calendar", "hour=7,minute=60"], "minute=60 is out of range: minute takes 0...59"),
+            (["add", "--calendar", "weekday=8,hour=9"], "weekday=8 is out of range: weekday takes 1...7"),
+            (["add", "--calendar", "weekday=0"], "weekday=0 is out of range: weekday takes 1...7"),
+            (["add", "--calendar", "month=13,day=1"], "month=13 is out of range: month takes 1...12"),
+            (["add", "--calendar", "day=32", "--repeats"], "day=32 is out of range: day takes 1...31"),
+            (["add", "--calendar", "second=60"], "second=60 is out of range: second takes 0...59"),
+            (["add", "--calendar", "hour=-1"], "hour=-1 is out of range: hour takes 0...23"),
+            (["add", "--calendar", "weekdayOrdinal=6"], "weekdayOrdinal=6 is out of range: weekdayOrdinal takes 1...5"),
+            (["add", "--at", "2026-03-08T24:00"], "hour=24 is out of range: hour takes 0...23"),
+            (["add", "--at", "2026-13-08T10:00"], "month=13 is out of range: month takes 1...12"),
+            (["trigger", "next", "--calendar", "hour=25"], "hour=25 is out of range: hour takes 0...23"),
+            (["trigger", "next", "--calendar", "minute=60"], "minute=60 is out of range: minute takes 0...59"),
+            (["trigger", "next", "--calendar", "weekday=8"], "weekday=8 is out of range: weekday takes 1...7"),
+        ] as [([String], String)])
+    func calendarOutOfRange(arguments: [String], expected: String) async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storeOption = arguments.first == "add" ? ["--store", store] : []
+        let error = await #expect(throws: (any Error).self) { try await execute(arguments + storeOption) }
+        #expect(error.map { Unotify.message(for: $0) } == expected)
+    }
+
+    @Test("the ends of each component's range are accepted")
+    func calendarRangeEnds() async throws {
+        let after = ["--time-zone", "UTC", "--after", "2026-01-05T00:00:00Z"]
+        #expect(
+            try await execute(["trigger", "next", "--calendar", "weekday=7,hour=23,minute=59,second=59"] + after)
+                == "2026-01-10T23:59:59Z\n")
+        #expect(
+            try await execute(["trigger", "next", "--calendar", "month=12,day=31,hour=0,minute=0,second=0"] + after)
+                == "2026-12-31T00:00:00Z\n")
+        #expect(try await execute(["trigger", "next", "--calendar", "weekday=1,hour=0"] + after) == "2026-01-11T00:00:00Z\n")
+    }
+
+    @Test(
         "bad input is one clear error, never a crash",
         arguments: [
             ["add", "--in", "0"], ["add", "--in", "30", "--repeats"], ["add", "--in", "soon"],
