@@ -210,6 +210,15 @@ struct CommandTests {
         #expect(try await execute(["trigger", "next", "--calendar", "weekday=1,hour=0"] + after) == "2026-01-11T00:00:00Z\n")
     }
 
+    @Test("token's warning for an app that may not notify gives a grant line the shell reads back unchanged")
+    func tokenWarningQuotes() throws {
+        let global = try GlobalOptions.parse(["--app", "com.example.app", "--store", "/tmp/my store/it's.sqlite"])
+        let warning = Token.unauthorizedWarning(appID: "com.example.app", status: .notDetermined, global)
+        #expect(
+            warning.hasSuffix(
+                #"grant it with: unotify authorize --grant --app com.example.app --store '/tmp/my store/it'\''s.sqlite'"#))
+    }
+
     @Test(
         "bad input is one clear error, never a crash",
         arguments: [
