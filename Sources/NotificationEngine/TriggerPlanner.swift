@@ -6,7 +6,9 @@ import NotificationModel
 /// Calendar triggers follow Foundation's `Calendar.nextDate(after:matching:matchingPolicy:repeatedTimePolicy:
 /// direction:)`, which is what Apple's `UNCalendarNotificationTrigger` is documented to use: only the given
 /// components are matched, a time inside a daylight-saving gap fires at the first instant after the gap, a time
-/// inside an overlap fires once (at its first occurrence), and weekday 1 is Sunday.
+/// inside an overlap fires once (at its first occurrence), and weekday 1 is Sunday. Daylight-saving changes are
+/// handled here rather than by Foundation, for gaps and overlaps of any length (``nextCalendarDate(after:matching:
+/// policy:calendar:)``).
 public enum TriggerPlanner {
     /// The shortest interval a repeating time-interval trigger may have, as on Apple platforms.
     public static let minimumRepeatingInterval: TimeInterval = 60
@@ -83,20 +85,80 @@ public enum TriggerPlanner {
     /// The next instant strictly after `date` that matches `components`.
     ///
     /// Components with a time zone are matched in that zone (a fixed instant); without one, in `calendar`'s zone.
+    ///
+    /// The components are matched against wall-clock readings with Foundation's `Calendar.nextDate(after:matching:
+    /// matchingPolicy:repeatedTimePolicy:direction:)` in a zone without transitions (UTC, with `calendar`'s other
+    /// settings), and each matching reading becomes the first instant at which the zone's clocks read it or later
+    /// (`firstInstant(reading:in:)`): the instant itself, the end of a daylight-saving gap that skips it, or the
+    /// first of the two instants of an overlap. Foundation's matching in the zone itself skips a whole day when the
+    /// time falls in a gap that is not one hour long (Lord Howe's half hour, Troll's two hours) and in a few
+    /// overlaps, so the zone is left out of the matching.
+    ///
+    /// ```swift
+    /// // Lord Howe springs forward from 2:00 to 2:30 on 2026-10-04: a daily 2:15 fires at 2:30 that day.
+    /// var calendar = Calendar(identifier: .gregorian)
+    /// calendar.timeZone = TimeZone(identifier: "Australia/Lord_Howe")!
+    /// var daily = CalendarComponents()
+    /// (daily.hour, daily.minute) = (2, 15)
+    /// let next = TriggerPlanner.nextCalendarDate(
+    ///     after: try Date("2026-10-03T00:00:00Z", strategy: .iso8601), matching: daily, policy: .apple,
+    ///     calendar: calendar)  // 2026-10-03T15:30:00Z, 2:30 local on the 4th
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - date: The instant the result must follow.
+    ///   - components: What to match; their zone, when they have one, replaces `calendar`'s.
+    ///   - policy: `.apple` (Foundation's `.nextTime`) or `.strict`.
+    ///   - calendar: The calendar, whose zone floating components follow.
+    /// - Returns: The instant, or `nil` when no later date matches.
     public static func nextCalendarDate(
         after date: Date, matching components: CalendarComponents, policy: CalendarMatching, calendar: Calendar
     ) -> Date? {
-        var calendar = calendar
-        if let identifier = components.timeZoneIdentifier, let zone = TimeZone(identifier: identifier) {
-            calendar.timeZone = zone
-        }
+        let zone = components.timeZoneIdentifier.flatMap(TimeZone.init(identifier:)) ?? calendar.timeZone
+        var wallCalendar = calendar
+        wallCalendar.timeZone = utc
         var match = components.dateComponents
         match.timeZone = nil
-        return calendar.nextDate(
-            after: date, matching: match,
-            matchingPolicy: policy == .strict ? .strict : .nextTime,
+        var reading = date.addingTimeInterval(TimeInterval(zone.secondsFromGMT(for: date)))
+        // More than one round only during the second pass through an overlap, for readings the first pass showed.
+        while let next = wallCalendar.nextDate(
+            after: reading, matching: match, matchingPolicy: policy == .strict ? .strict : .nextTime,
             repeatedTimePolicy: .first, direction: .forward)
+        {
+            let instant = firstInstant(reading: next, in: zone)
+            if instant > date { return instant }
+            reading = next
+        }
+        return nil
     }
+
+    /// The first instant at which `zone`'s clocks read `wall` or later.
+    ///
+    /// `wall` is a clock reading written as the instant at which UTC clocks read it. Most readings happen once, at
+    /// that instant; a reading skipped by a gap (2:15 when the clocks go from 2:00 to 2:30) gives the end of the
+    /// gap, when the clocks first read more; a reading that happens twice in an overlap gives the first time.
+    ///
+    /// - Parameters:
+    ///   - wall: The clock reading.
+    ///   - zone: The zone whose clocks read it.
+    /// - Returns: The instant.
+    static func firstInstant(reading wall: Date, in zone: TimeZone) -> Date {
+        // The offsets a day either side: no zone changes twice in two days, and no gap lasts a day.
+        let before = zone.secondsFromGMT(for: wall.addingTimeInterval(-86_400))
+        let after = zone.secondsFromGMT(for: wall.addingTimeInterval(86_400))
+        let readings = [before, after].map { offset in (offset, wall.addingTimeInterval(-TimeInterval(offset))) }
+            .filter { offset, instant in zone.secondsFromGMT(for: instant) == offset }.map(\.1)
+        if let first = readings.min() { return first }
+        // A gap: the clocks read less than `wall` until they jump past it, at the change.
+        let lastBefore = wall.addingTimeInterval(-TimeInterval(after))
+        let latestAfter = wall.addingTimeInterval(-TimeInterval(before))
+        if let change = zone.nextDaylightSavingTimeTransition(after: lastBefore), change <= latestAfter {
+            return change
+        }
+        return latestAfter
+    }
+
+    private static let utc = TimeZone(identifier: "UTC")!
 
     /// The next `count` dates a trigger matches after `date`, as `unotify trigger next` prints them: the dates a
     /// repeating form of the trigger would fire at. A time-interval trigger is taken as added at `date`.

@@ -5,6 +5,9 @@ import OpenUserNotifications
 extension OpenUserNotificationsConfiguration.Mode: ExpressibleByArgument {}
 
 /// Options every command takes.
+///
+/// They may come before the subcommand as well as after it (`unotify --app com.example.app add ...`): the entry point
+/// moves them behind it first (``Unotify/movingGlobalOptions(in:)``).
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "Act as this app (bundle identifier).")
     var app: String = ProcessInfo.processInfo.environment["OPENUN_BUNDLE_ID"] ?? "local.unotify"
@@ -23,4 +26,12 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Say which store and mode were used.")
     var verbose = false
+}
+
+extension GlobalOptions {
+    /// The options above that take a value, as written on the command line.
+    static let valueOptionNames: Set<String> = ["--app", "--store", "--mode", "--socket"]
+
+    /// The flags above, as written on the command line.
+    static let flagNames: Set<String> = ["--json", "--verbose"]
 }

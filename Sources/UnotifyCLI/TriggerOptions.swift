@@ -101,10 +101,33 @@ struct TriggerOptions: ParsableArguments {
                         + componentNames.keys.sorted().joined(separator: ", ") + ")")
             }
             guard let value = Int(parts[1]) else { throw ValidationError("'\(parts[1])' in --calendar is not a whole number") }
+            try checkRange(parts[0], value)
             components[keyPath: keyPath] = value
         }
         guard !components.isEmpty else { throw ValidationError("--calendar needs at least one name=value pair") }
         return components
+    }
+
+    /// The values a Gregorian calendar's components can take (`Calendar.maximumRange(of:)`), for the components
+    /// with fixed limits: era, year and yearForWeekOfYear have none worth checking.
+    static let componentRanges: [String: ClosedRange<Int>] = {
+        let calendar = Calendar(identifier: .gregorian)
+        let units: [String: Calendar.Component] = [
+            "month": .month, "day": .day, "hour": .hour, "minute": .minute, "second": .second,
+            "nanosecond": .nanosecond, "weekday": .weekday, "weekdayOrdinal": .weekdayOrdinal, "quarter": .quarter,
+            "weekOfMonth": .weekOfMonth, "weekOfYear": .weekOfYear,
+        ]
+        return units.compactMapValues { unit in
+            calendar.maximumRange(of: unit).map { $0.lowerBound...($0.upperBound - 1) }
+        }
+    }()
+
+    /// Rejects a component no date can have (`hour=25`), which Apple's trigger would accept and never fire.
+    ///
+    /// - Throws: `ValidationError`: "hour=25 is out of range: hour takes 0...23".
+    static func checkRange(_ name: String, _ value: Int) throws {
+        guard let range = componentRanges[name], !range.contains(value) else { return }
+        throw ValidationError("\(name)=\(value) is out of range: \(name) takes \(range.lowerBound)...\(range.upperBound)")
     }
 
     /// Parses `--at`: an instant with `Z` or an offset is fixed; a wall time without one floats unless a zone is
@@ -121,6 +144,9 @@ struct TriggerOptions: ParsableArguments {
         let fields = text.split(whereSeparator: { "-T:".contains($0) }).map { Int($0) }
         guard fields.count == 5 || fields.count == 6, fields.allSatisfy({ $0 != nil }) else {
             throw ValidationError("cannot read the date '\(text)' (use 2026-03-08T11:00:00Z or 2026-03-08T11:00)")
+        }
+        for (name, value) in zip(["month", "day", "hour", "minute", "second"], fields.dropFirst().compactMap { $0 }) {
+            try checkRange(name, value)
         }
         var components = CalendarComponents()
         (components.year, components.month, components.day) = (fields[0], fields[1], fields[2])

@@ -8,7 +8,9 @@ public struct Unotify: AsyncParsableCommand {
         discussion: """
             Acts as one app (--app, default local.unotify) on the user's notification store \
             ($OPENUN_STORE, else $XDG_DATA_HOME/openusernotifications/store.sqlite). `unotify watch` runs the engine \
-            in the foreground and shows notifications in the terminal as they fall due.
+            in the foreground and shows notifications in the terminal as they fall due. The options --app, --store, \
+            --mode, --socket, --json and --verbose go before or after the subcommand \
+            (unotify --app com.example.app add --in 1h --title Hi).
             """,
         subcommands: [
             Add.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,

@@ -12,6 +12,7 @@ enum UnotifyMain {
             handler.logLevel = level
             return handler
         }
-        await Unotify.main(nil)
+        // Global options may come before the subcommand: `unotify --app com.example.app add ...`.
+        await Unotify.main(Unotify.movingGlobalOptions(in: Array(CommandLine.arguments.dropFirst())))
     }
 }

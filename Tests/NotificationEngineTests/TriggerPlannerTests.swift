@@ -81,6 +81,11 @@ struct TriggerPlannerTests {
                 "hour=2,minute=30", "2026-03-07T12:00:00Z", "America/New_York",
                 ["2026-03-08T07:00:00Z", "2026-03-09T06:30:00Z", "2026-03-10T06:30:00Z"]
             ),
+            // Lord Howe's gap is half an hour (2:00 to 2:30 on 2026-10-04): a daily 2:15 fires at 2:30 that day.
+            (
+                "hour=2,minute=15", "2026-10-02T00:00:00Z", "Australia/Lord_Howe",
+                ["2026-10-02T15:45:00Z", "2026-10-03T15:30:00Z", "2026-10-04T15:15:00Z"]
+            ),
             // A daily 1:30 inside the fall-back overlap fires once, at the first 1:30 (EDT).
             (
                 "hour=1,minute=30", "2026-10-31T12:00:00Z", "America/New_York",

@@ -58,6 +58,43 @@ struct CommandTests {
         #expect(try run(["token", "--app", "com.example.cli"], store: store).out != first.out)
     }
 
+    @Test("token says on stderr, while the app may not notify, that its pushes are dropped and how to authorize it")
+    func tokenWarnsWhileUnauthorized() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = folder.appendingPathComponent("store.sqlite").path
+        let app = "com.example.quiet"
+        let first = try run(["token", "--app", app], store: store)
+        #expect(first.status == 0, "\(first.err)")
+        #expect(first.out.trimmingCharacters(in: .newlines).count == 64)
+        let grant = "unotify authorize --grant --app \(app) --store \(store) --mode embedded"
+        #expect(
+            first.err == "unotify: \(app) has not been authorized to show notifications: pushes to this token are "
+                + "answered 200 and dropped (history: unauthorized) until the app is authorized; grant it with: \(grant)\n")
+        // --json keeps standard output to the JSON object.
+        let json = try run(["token", "--app", app, "--json"], store: store)
+        #expect(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) is [String: Any])
+        #expect(json.err.contains("dropped"))
+
+        // As it says: a push now is accepted and dropped.
+        let dropped = try run(["push", app, "-"], store: store, stdin: Data(#"{"aps":{"alert":"unseen"}}"#.utf8))
+        #expect(dropped.status == 0, "\(dropped.err)")
+        #expect(!(try run(["delivered", "--app", app, "--json"], store: store).out.contains("unseen")))
+        #expect(try run(["history", "--app", app, "--json"], store: store).out.contains("unauthorized"))
+
+        // The line it gives works: afterwards token says nothing more, and a push is delivered.
+        let granted = try run(Array(grant.split(separator: " ").dropFirst().map(String.init)), store: store)
+        #expect(granted.status == 0 && granted.out.contains("authorized"), "\(granted.err)")
+        let quiet = try run(["token", "--app", app], store: store)
+        #expect(quiet.err.isEmpty && quiet.out == first.out, "\(quiet.err)")
+        let push = try run(["push", app, "-"], store: store, stdin: Data(#"{"aps":{"alert":"hello"}}"#.utf8))
+        #expect(push.status == 0, "\(push.err)")
+        #expect(try run(["delivered", "--app", app, "--json"], store: store).out.contains("hello"))
+
+        _ = try run(["authorize", "--deny", "--app", app], store: store)
+        #expect(try run(["token", "--app", app], store: store).err.contains("\(app) is denied notifications: pushes"))
+    }
+
     @Test("push takes .apns files with and without Simulator Target Bundle, and stdin")
     func push() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-cli-\(UUID().uuidString)")

@@ -5,11 +5,11 @@ import Testing
 
 @testable import UnotifyCLI
 
-/// Runs `unotify` in-process and returns what it printed.
+/// Runs `unotify` in-process, as its entry point does, and returns what it printed.
 func execute(_ arguments: [String]) async throws -> String {
     let output = Mutex("")
     try await CLIOutput.$sink.withValue({ text in output.withLock { $0 += text } }) {
-        var command = try Unotify.parseAsRoot(arguments)
+        var command = try Unotify.parseAsRoot(Unotify.movingGlobalOptions(in: arguments))
         if var asyncCommand = command as? any AsyncParsableCommand {
             try await asyncCommand.run()
         } else {
@@ -110,6 +110,113 @@ struct CommandTests {
         _ = try await execute(["add", "--title", "Now", "--id", "now", "--category", "todo"] + common)
         await #expect(throws: CLIError.self) { _ = try await execute(["respond", "now"] + common) }  // not delivered yet
         await #expect(throws: (any Error).self) { _ = try await execute(["categories", "set", "[{}]"] + common) }
+    }
+
+    @Test(
+        "global options before the subcommand move behind it; anything else stays where it is",
+        arguments: [
+            (["--app", "com.example.app", "add", "--in", "1h"], ["add", "--app", "com.example.app", "--in", "1h"]),
+            (["--json", "--store", "/tmp/s", "--verbose", "list"], ["list", "--json", "--store", "/tmp/s", "--verbose"]),
+            (["--mode", "embedded", "--socket", "/tmp/d", "token"], ["token", "--mode", "embedded", "--socket", "/tmp/d"]),
+            (["--app=com.example.app", "categories", "set", "[]"], ["categories", "set", "--app=com.example.app", "[]"]),
+            (["location", "--app", "a", "set", "1", "2"], ["location", "set", "--app", "a", "1", "2"]),
+            // A value that is a subcommand's name is still the value.
+            (["--app", "add", "add", "--title", "x"], ["add", "--app", "add", "--title", "x"]),
+            (["--app", "list", "--store", "remove", "list"], ["list", "--app", "list", "--store", "remove"]),
+            // A missing value is left for the parser to report.
+            (["--app", "--json", "add"], ["add", "--app", "--json"]),
+            // Unchanged: already behind, no command to run, or something else first.
+            (["add", "--app", "a", "--json"], ["add", "--app", "a", "--json"]),
+            (["--app", "a"], ["--app", "a"]), (["--app", "add"], ["--app", "add"]), (["--help"], ["--help"]),
+            (["--app", "a", "--help"], ["--app", "a", "--help"]),
+            (["--app", "a", "categories"], ["--app", "a", "categories"]), (["--title", "x", "add"], ["--title", "x", "add"]),
+            (["--", "--app", "a", "add"], ["--", "--app", "a", "add"]), (["--json", "help", "add"], ["--json", "help", "add"]),
+        ] as [([String], [String])])
+    func globalOptionsMove(arguments: [String], expected: [String]) {
+        #expect(Unotify.movingGlobalOptions(in: arguments) == expected)
+    }
+
+    @Test("the options the entry point moves are exactly GlobalOptions'")
+    func globalOptionNames() {
+        let help = GlobalOptions.helpMessage(columns: 200)
+        let named = Set(help.matches(of: /--[a-z-]+/).map { String($0.output) }).subtracting(["--help"])
+        #expect(named == GlobalOptions.valueOptionNames.union(GlobalOptions.flagNames))
+        for name in GlobalOptions.valueOptionNames {
+            #expect(throws: Never.self) { _ = try GlobalOptions.parse([name, name == "--mode" ? "embedded" : "x"]) }
+        }
+        for name in GlobalOptions.flagNames { #expect(throws: Never.self) { _ = try GlobalOptions.parse([name]) } }
+    }
+
+    @Test("global options work before the subcommand as after it; help and errors stay the parser's")
+    func globalOptionsFirst() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let added = try await execute(["--app", "com.example.cli", "--store", store, "add", "--in", "1h", "--id", "a"])
+        #expect(added.hasPrefix("a 20"))
+        _ = try await execute(["--store=\(store)", "add", "--app", "com.example.cli", "--in", "2h", "--id", "b"])
+        let listed = try await execute(["--json", "--app", "com.example.cli", "--store", store, "list"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+        #expect(json.compactMap { $0["identifier"] as? String }.sorted() == ["a", "b"])
+        // An app named like a subcommand.
+        _ = try await execute(["--app", "list", "--store", store, "add", "--in", "1h", "--id", "c"])
+        #expect(try await execute(["list", "--app", "list", "--store", store]).contains("  c  "))
+
+        /// What the parser says (and how it exits) for a command line.
+        func failure(_ arguments: [String]) async throws -> (message: String, code: ExitCode) {
+            let error = try #require(await #expect(throws: (any Error).self) { try await execute(arguments) })
+            return (Unotify.message(for: error), Unotify.exitCode(for: error))
+        }
+        let help = try await failure(["--app", "a", "add", "--help"])
+        #expect(help.code == .success && help.message.contains("Schedule a notification."))
+        #expect(try await failure(["--mode", "bogus", "list"]).message.contains("'--mode"))
+        #expect(try await failure(["--app", "--json", "list"]).message.contains("Missing value for '--app"))
+    }
+
+    @Test(
+        "an out-of-range calendar component is named with its range, not reported as a trigger without dates",
+        arguments: [
+            (["add", "--calendar", "hour=25"], "hour=25 is out of range: hour takes 0...23"),
+            (["add", "--calendar", "hour=7,minute=60"], "minute=60 is out of range: minute takes 0...59"),
+            (["add", "--calendar", "weekday=8,hour=9"], "weekday=8 is out of range: weekday takes 1...7"),
+            (["add", "--calendar", "weekday=0"], "weekday=0 is out of range: weekday takes 1...7"),
+            (["add", "--calendar", "month=13,day=1"], "month=13 is out of range: month takes 1...12"),
+            (["add", "--calendar", "day=32", "--repeats"], "day=32 is out of range: day takes 1...31"),
+            (["add", "--calendar", "second=60"], "second=60 is out of range: second takes 0...59"),
+            (["add", "--calendar", "hour=-1"], "hour=-1 is out of range: hour takes 0...23"),
+            (["add", "--calendar", "weekdayOrdinal=6"], "weekdayOrdinal=6 is out of range: weekdayOrdinal takes 1...5"),
+            (["add", "--at", "2026-03-08T24:00"], "hour=24 is out of range: hour takes 0...23"),
+            (["add", "--at", "2026-13-08T10:00"], "month=13 is out of range: month takes 1...12"),
+            (["trigger", "next", "--calendar", "hour=25"], "hour=25 is out of range: hour takes 0...23"),
+            (["trigger", "next", "--calendar", "minute=60"], "minute=60 is out of range: minute takes 0...59"),
+            (["trigger", "next", "--calendar", "weekday=8"], "weekday=8 is out of range: weekday takes 1...7"),
+        ] as [([String], String)])
+    func calendarOutOfRange(arguments: [String], expected: String) async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storeOption = arguments.first == "add" ? ["--store", store] : []
+        let error = await #expect(throws: (any Error).self) { try await execute(arguments + storeOption) }
+        #expect(error.map { Unotify.message(for: $0) } == expected)
+    }
+
+    @Test("the ends of each component's range are accepted")
+    func calendarRangeEnds() async throws {
+        let after = ["--time-zone", "UTC", "--after", "2026-01-05T00:00:00Z"]
+        #expect(
+            try await execute(["trigger", "next", "--calendar", "weekday=7,hour=23,minute=59,second=59"] + after)
+                == "2026-01-10T23:59:59Z\n")
+        #expect(
+            try await execute(["trigger", "next", "--calendar", "month=12,day=31,hour=0,minute=0,second=0"] + after)
+                == "2026-12-31T00:00:00Z\n")
+        #expect(try await execute(["trigger", "next", "--calendar", "weekday=1,hour=0"] + after) == "2026-01-11T00:00:00Z\n")
+    }
+
+    @Test("token's warning for an app that may not notify gives a grant line the shell reads back unchanged")
+    func tokenWarningQuotes() throws {
+        let global = try GlobalOptions.parse(["--app", "com.example.app", "--store", "/tmp/my store/it's.sqlite"])
+        let warning = Token.unauthorizedWarning(appID: "com.example.app", status: .notDetermined, global)
+        #expect(
+            warning.hasSuffix(
+                #"grant it with: unotify authorize --grant --app com.example.app --store '/tmp/my store/it'\''s.sqlite'"#))
     }
 
     @Test(

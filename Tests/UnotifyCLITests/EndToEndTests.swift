@@ -146,6 +146,18 @@ struct EndToEndTests {
         #expect(await watch.wait(upTo: 5) { out, _ in out.contains("│ Right away") })
     }
 
+    @Test("the executable takes global options before the subcommand")
+    func globalOptionsFirst() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["OPENUN_MODE": "embedded"]
+        let app = "com.example.e2e"
+        let added = try await runToEnd(["--store", store, "--app", app, "add", "--in", "1h", "--id", "first"], environment: environment)
+        #expect(added.hasPrefix("first 20"))
+        let listed = try await runToEnd(["--app", app, "list", "--store", store], environment: environment)
+        #expect(listed.contains("  first  "))
+    }
+
     @Test("bad input prints one line on stderr and exits non-zero")
     func badInputExitStatus() async throws {
         let (store, folder) = temporaryStore()
