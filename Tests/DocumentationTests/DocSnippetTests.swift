@@ -99,7 +99,8 @@ struct DocSnippetTests {
         let arguments = Array(words.dropFirst())
         switch first {
         case "unotify":
-            return parses { _ = try Unotify.parseAsRoot(arguments) } ?? Repository.missingFiles(in: arguments)
+            return parses { _ = try Unotify.parseAsRoot(Unotify.movingGlobalOptions(in: arguments)) }
+                ?? Repository.missingFiles(in: arguments)
         case "unotifyd":
             return parses { _ = try DaemonOptions.parse(arguments) }
         case "swift":
