@@ -27,6 +27,9 @@ public struct DaemonConfiguration: Sendable {
     public var inheritedSocket: Int32?
     /// Whether `run()` runs the engine's delivery loop; tests drive delivery themselves on a manual clock.
     public var runsEngineLoop = true
+    /// Settings `run()` writes into the store's ``StorePolicy`` before it serves (the fields that are set; the
+    /// others stay as the store has them): what `unotifyd --pending-cap` and `--authorization` say.
+    public var policyToWrite = StorePolicy()
     /// Whether `run()` takes the store's daemon lock (``storeLockPath``), so that a second daemon on the same store
     /// refuses to start. Only tests that simulate a crash by leaving an engine behind turn it off.
     public var locksStore = true

@@ -19,11 +19,25 @@ public struct DaemonOptions: ParsableArguments {
     @Option(help: "The store (default: $OPENUN_STORE, $XDG_DATA_HOME/openusernotifications/store.sqlite).")
     var store: String?
 
-    @Option(name: .customLong("pending-cap"), help: "Pending requests kept per app, or off.")
-    var pendingCap: String = ProcessInfo.processInfo.environment["OPENUN_PENDING_CAP"] ?? "64"
+    @Option(
+        name: .customLong("pending-cap"),
+        help: "Pending requests kept per app, or off; written into the store, so every process on it applies it (unotify config).")
+    var pendingCapOption: String?
 
-    @Option(help: "How authorization requests are answered: grant or deny.")
-    var authorization: String = ProcessInfo.processInfo.environment["OPENUN_AUTHORIZATION"] ?? "grant"
+    @Option(
+        name: .customLong("authorization"),
+        help: "How authorization requests are answered, grant or deny; written into the store like --pending-cap.")
+    var authorizationOption: String?
+
+    /// The cap when neither the option nor the store sets one: `$OPENUN_PENDING_CAP`, else Apple's 64.
+    private var pendingCap: String {
+        pendingCapOption ?? ProcessInfo.processInfo.environment["OPENUN_PENDING_CAP"] ?? "64"
+    }
+
+    /// Likewise for authorization: `$OPENUN_AUTHORIZATION`, else grant.
+    private var authorization: String {
+        authorizationOption ?? ProcessInfo.processInfo.environment["OPENUN_AUTHORIZATION"] ?? "grant"
+    }
 
     @Option(name: .customLong("will-present-deadline"), help: "Seconds a running app has to answer willPresent.")
     var willPresentDeadline: Double = 2
@@ -134,6 +148,9 @@ public struct DaemonOptions: ParsableArguments {
         var configuration = DaemonConfiguration(
             socketPath: socketPath, storePath: storePath, engine: engine, maximumQueuedMessages: maximumQueuedMessages,
             inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))
+        configuration.policyToWrite = StorePolicy(
+            pendingCap: pendingCapOption.flatMap(StorePolicy.PendingCap.init),
+            authorizationPolicy: authorizationOption.flatMap(AuthorizationPolicy.init(rawValue:)))
         configuration.maximumUnansweredRequests = maximumUnansweredRequests
         configuration.helloDeadline = helloDeadline
         configuration.maximumConnectionsPerPeer = maximumConnectionsPerPeer

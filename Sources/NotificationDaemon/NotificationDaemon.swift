@@ -106,6 +106,7 @@ public actor NotificationDaemon {
         guard state == .idle else { return }
         let lock = try lockStore()
         defer { lock?.release() }
+        try writePolicy()
         state = .running(since: Date())
         defer { state = .stopped }
         let server = try await bind()
@@ -188,6 +189,19 @@ public actor NotificationDaemon {
         case .heldByOther(let owner):
             throw DaemonError.alreadyRunning(owner: owner, storePath: configuration.storePath)
         }
+    }
+
+    /// Writes the settings the daemon was given into the store, for every process that uses it.
+    private func writePolicy() throws {
+        let given = configuration.policyToWrite
+        guard given != StorePolicy() else { return }
+        var policy = try store.policy()
+        if let cap = given.pendingCap { policy.pendingCap = cap }
+        if let authorization = given.authorizationPolicy { policy.authorizationPolicy = authorization }
+        try store.setPolicy(policy)
+        logger.info(
+            "store policy", metadata: ["pendingCap": "\(policy.pendingCap?.description ?? "unset")",
+                                       "authorization": "\(policy.authorizationPolicy?.rawValue ?? "unset")"])
     }
 
     /// Returns once the socket accepts connections.

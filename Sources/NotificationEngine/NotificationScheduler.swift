@@ -87,7 +87,7 @@ public actor NotificationScheduler {
         for discarded in insertion.discarded {
             logger.warning(
                 "discarded pending request: more than the pending cap",
-                metadata: ["app": "\(appID)", "request": "\(discarded.identifier)", "cap": "\(configuration.pendingCap ?? 0)"])
+                metadata: ["app": "\(appID)", "request": "\(discarded.identifier)"])
         }
         wake.signal()
     }
@@ -155,7 +155,8 @@ public actor NotificationScheduler {
         guard state.authorization == .notDetermined || state.authorization == .provisional else {
             return state.authorization.allowsDelivery
         }
-        switch configuration.authorizationPolicy {
+        let policy = try storeCall { try store.policy() }.authorizationPolicy ?? configuration.authorizationPolicy
+        switch policy {
         case .grantRequested:
             let provisionalOnly = options.contains(.provisional) && state.authorization == .notDetermined
             state.authorization = provisionalOnly ? .provisional : .authorized

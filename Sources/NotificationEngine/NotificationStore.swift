@@ -15,13 +15,22 @@ public protocol NotificationStore: Sendable {
     /// - Parameters:
     ///   - request: The request; its `revision` is assigned by the store.
     ///   - cap: Keep at most this many dated pending requests for the app (the soonest-firing ones; a repeating
-    ///     request counts once); `nil` keeps all.
+    ///     request counts once); `nil` keeps all. A cap in the store's ``StorePolicy`` takes precedence: it is read
+    ///     in the same transaction, so every process adding to the store applies the same one.
     ///   - date: When the request was accepted, recorded in the history of discarded requests.
     /// - Returns: The stored request, and the requests discarded by the cap (possibly the new one).
     func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) throws -> PendingInsertion
 
     /// The app's pending requests, oldest first.
     func pendingRequests(appID: String) throws -> [PendingRequest]
+
+    // MARK: Policy
+
+    /// The settings every process on this store applies (see ``StorePolicy``).
+    func policy() throws -> StorePolicy
+
+    /// Replaces the store's settings, atomically for every process that uses the store.
+    func setPolicy(_ policy: StorePolicy) throws
 
     /// Removes pending requests; `identifiers == nil` removes all of the app's.
     /// - Returns: The removed requests.

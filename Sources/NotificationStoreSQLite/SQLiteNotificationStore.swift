@@ -101,8 +101,43 @@ public final class SQLiteNotificationStore: NotificationStore {
         """
     private static let pendingJoin = "pending p LEFT JOIN floatingPlan f ON p.calendarKey = f.key"
 
-    public func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) throws -> PendingInsertion {
+    // MARK: - Policy
+    //
+    // Kept in `metadata` as `policy.pendingCap` ("off" or a number) and `policy.authorization` (a raw value).
+
+    public func policy() throws -> StorePolicy {
+        try writer.read { db in try Self.policy(db) }
+    }
+
+    private static func policy(_ db: Database) throws -> StorePolicy {
+        let values = try Dictionary(
+            Row.fetchAll(db, sql: "SELECT key, value FROM metadata WHERE key LIKE 'policy.%'").map {
+                ($0["key"] as String, $0["value"] as String)
+            }, uniquingKeysWith: { first, _ in first })
+        return StorePolicy(
+            pendingCap: values["policy.pendingCap"].flatMap(StorePolicy.PendingCap.init),
+            authorizationPolicy: values["policy.authorization"].flatMap(AuthorizationPolicy.init(rawValue:)))
+    }
+
+    public func setPolicy(_ policy: StorePolicy) throws {
         try writer.write { db in
+            for (key, value) in [
+                ("policy.pendingCap", policy.pendingCap?.description),
+                ("policy.authorization", policy.authorizationPolicy?.rawValue),
+            ] {
+                if let value {
+                    try db.execute(sql: "INSERT OR REPLACE INTO metadata (key, value) VALUES (?, ?)", arguments: [key, value])
+                } else {
+                    try db.execute(sql: "DELETE FROM metadata WHERE key = ?", arguments: [key])
+                }
+            }
+        }
+    }
+
+    public func insertPending(_ request: PendingRequest, cap fallbackCap: Int?, at date: Date) throws -> PendingInsertion {
+        try writer.write { db in
+            // The store's own cap wins over the caller's: read here, in the transaction that applies it.
+            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             try db.execute(
                 sql: "DELETE FROM pending WHERE app = ? AND identifier = ?", arguments: [request.appID, request.identifier])
             var record = try PendingRecord(request)

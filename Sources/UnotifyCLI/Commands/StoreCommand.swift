@@ -95,7 +95,7 @@ struct StoreRecover: AsyncParsableCommand {
 }
 
 /// The store a command names: --store, else the configuration's (environment and XDG folders).
-private func storePath(_ global: GlobalOptions) -> String {
+func storePath(_ global: GlobalOptions) -> String {
     if let store = global.store { return store }
     return OpenUserNotificationsConfiguration.fromEnvironment().resolvedStorePath
 }
