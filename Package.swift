@@ -187,12 +187,22 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationPushTests",
-            dependencies: ["NotificationPush", "OpenUserNotificationsTesting", "ServiceExtensionFixture"]
+            dependencies: [
+                "NotificationPush", "OpenUserNotificationsTesting", "ServiceExtensionFixture", "RichNotificationFixture",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(
             name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],
             path: "Tests/Fixtures/ServiceExtensionFixture"
+        ),
+        // A rich-notification extension as iOS apps write it (URLSession download, main-queue hand-off), only its
+        // import changed; Swift 5 language mode, as such extensions are written.
+        .executableTarget(
+            name: "RichNotificationFixture", dependencies: ["OpenUserNotifications"],
+            path: "Tests/Fixtures/RichNotificationFixture", swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
         // README.md's and docs/'s samples: Swift ones compiled, commands parsed by the commands' own parsers.
