@@ -28,6 +28,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchec
     var _interruptionLevel = UNNotificationInterruptionLevel.active
     var _relevanceScore = 0.0
     var _filterCriteria: String?
+    var _communication: CommunicationSpec?
 
     public override init() {}
 
@@ -95,6 +96,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchec
         _interruptionLevel = other._interruptionLevel
         _relevanceScore = other._relevanceScore
         _filterCriteria = other._filterCriteria
+        _communication = other._communication
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
@@ -135,6 +137,7 @@ extension UNNotificationContent {
         payload.interruptionLevel = _interruptionLevel.rawValue
         payload.relevanceScore = _relevanceScore
         payload.filterCriteria = _filterCriteria
+        payload.communication = _communication
         return payload
     }
 
@@ -157,5 +160,6 @@ extension UNNotificationContent {
         _interruptionLevel = UNNotificationInterruptionLevel(rawValue: payload.interruptionLevel) ?? .active
         _relevanceScore = payload.relevanceScore
         _filterCriteria = payload.filterCriteria
+        _communication = payload.communication
     }
 }
