@@ -10,7 +10,7 @@ import NotificationModel
 /// content.body = "Don't forget your sandwich"
 /// content.sound = .default
 /// ```
-open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
+open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecureCoding, @unchecked Sendable {
     // Storage shared with the mutable subclass, which re-declares the properties read-write.
     var _title = ""
     var _subtitle = ""
@@ -31,6 +31,22 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchec
     var _communication: CommunicationSpec?
 
     public override init() {}
+
+    /// Content archives securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes content archived with ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let payload = coder.decodeSpec(NotificationPayload.self, forKey: "content") else { return nil }
+        super.init()
+        assign(from: UNNotificationContent(payload: payload))
+    }
+
+    /// Archives the content; content whose `userInfo` is not a property list does not archive.
+    open func encode(with coder: NSCoder) {
+        guard let payload = try? payload() else { return }
+        coder.encodeSpec(payload, forKey: "content")
+    }
 
     /// The headline.
     open var title: String { _title }
