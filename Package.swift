@@ -176,7 +176,8 @@ let package = Package(
             name: "NotificationDesktopTests",
             dependencies: [
                 "NotificationDesktop", "DBusKit", "NotificationSound", "OpenUserNotificationsTesting",
-                "NotificationStoreSQLite", "NotificationPlatform", "MessageServiceFixture",
+                "NotificationStoreSQLite", "NotificationPlatform", "MessageServiceFixture", "RichNotificationFixture",
+                "TestImageServer",
             ]
         ),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound", "NotificationPlatform"]),
@@ -193,9 +194,17 @@ let package = Package(
             name: "NotificationPushTests",
             dependencies: [
                 "NotificationPush", "OpenUserNotificationsTesting", "OpenIntents", "ServiceExtensionFixture",
-                "RichNotificationFixture", "MessageServiceFixture", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                "RichNotificationFixture", "MessageServiceFixture", "TestImageServer",
             ]
+        ),
+        // An HTTP server on 127.0.0.1 serving Tests/Fixtures/Images, for the push and desktop download tests.
+        .target(
+            name: "TestImageServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/Support/ImageServer"
         ),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(

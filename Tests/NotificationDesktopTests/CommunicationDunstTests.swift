@@ -18,8 +18,8 @@ struct CommunicationDunstTests {
     static let avatar = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Images/avatar.png")
 
-    static func fixture() throws -> String {
-        let name = "MessageServiceFixture"
+    /// The path of a fixture executable built beside the test bundle.
+    static func fixture(_ name: String = "MessageServiceFixture") throws -> String {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
         let bundle = Bundle.main.bundleURL.appendingPathComponent(name)

@@ -2,6 +2,7 @@ import Foundation
 import NotificationModel
 import OpenUserNotifications
 import OpenUserNotificationsTesting
+import TestImageServer
 import Testing
 
 /// The rich-notification extension as iOS apps write it (Tests/Fixtures/RichNotificationFixture: URLSession

@@ -3,18 +3,19 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// A small HTTP/1.1 server on 127.0.0.1 for the download tests: `GET /<name>` answers the file of that name in
+/// A small HTTP/1.1 server on 127.0.0.1 for the download tests (push and desktop): `GET /<name>` answers the file of that name in
 /// Tests/Fixtures/Images; `GET /slow/<name>` never answers (a server too slow for the extension's budget).
-final class ImageServer: Sendable {
-    static let images = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/Images")
+public final class ImageServer: Sendable {
+    /// Tests/Fixtures/Images.
+    public static let images = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/Images")
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     /// The server's port.
-    let port: Int
+    public let port: Int
 
-    init() async throws {
+    public init() async throws {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -26,9 +27,9 @@ final class ImageServer: Sendable {
     }
 
     /// The URL of an image by name.
-    func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+    public func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
 
-    func stop() async {
+    public func stop() async {
         try? await channel.close()
         try? await group.shutdownGracefully()
     }
