@@ -155,7 +155,8 @@ public actor DesktopPresenter: NotificationPresenter {
         guard let server = await serverInfo() else { return false }
         let wantsSound = options.contains(.sound) && notification.request.content.sound != nil
         let soundFile = wantsSound ? sounds?.file(for: notification) : nil
-        let senderImage = notification.request.content.communication?.senderImageData.flatMap(SenderImageFiles.file(for:))
+        let senderImageData = notification.request.content.communication?.senderImageData
+        let senderImage = senderImageData.flatMap(SenderImageFiles.file(for:))
         let request = NotifyRequest(
             notification, options: options, category: category, server: server, soundFile: soundFile?.path,
             senderImageFile: senderImage)

@@ -4,7 +4,9 @@ import OpenUserNotifications
 
 extension INSendMessageIntent: CommunicationContentProvider {
     package func communicationSpec() throws -> CommunicationSpec {
-        guard let sender else { throw UNError(.contentProvidingInvalid, userInfo: [NSLocalizedDescriptionKey: "the message intent has no sender"]) }
+        guard let sender else {
+            throw UNError(.contentProvidingInvalid, userInfo: [NSLocalizedDescriptionKey: "the message intent has no sender"])
+        }
         let image = keyImage()
         return CommunicationSpec(
             senderName: sender.displayName, senderHandle: sender.personHandle?.value, senderImageData: image?.imageData,
