@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "unotify-bench", targets: ["UnotifyBench"]),
         .executable(name: "unotifyd-bench", targets: ["UnotifydBench"]),
         .library(name: "OpenUserNotificationsLegacy", targets: ["OpenUserNotificationsLegacy"]),
+        .library(name: "OpenIntents", targets: ["OpenIntents"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -141,6 +142,9 @@ let package = Package(
         ),
         // The pre-iOS 10 local-notification API (UILocalNotification, UIApplication's scheduling calls) over ours.
         .target(name: "OpenUserNotificationsLegacy", dependencies: ["OpenUserNotifications"]),
+        // The few Intents types communication notifications need (INSendMessageIntent, INPerson, INImage, …), with
+        // Apple's names: Intents does not exist on Linux. Its own product, so the core library does not grow.
+        .target(name: "OpenIntents", dependencies: ["OpenUserNotifications", "NotificationModel"]),
         // The seed's re-engagement reminders through the legacy API.
         // Seed 002's to-do app: tasks that nag every 60 s until Cancel is pressed on a notification.
         .executableTarget(name: "NagMe", dependencies: ["OpenUserNotifications"], path: "Examples/NagMe"),
@@ -172,7 +176,8 @@ let package = Package(
             name: "NotificationDesktopTests",
             dependencies: [
                 "NotificationDesktop", "DBusKit", "NotificationSound", "OpenUserNotificationsTesting",
-                "NotificationStoreSQLite", "NotificationPlatform",
+                "NotificationStoreSQLite", "NotificationPlatform", "MessageServiceFixture", "RichNotificationFixture",
+                "TestImageServer",
             ]
         ),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound", "NotificationPlatform"]),
@@ -187,12 +192,35 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationPushTests",
-            dependencies: ["NotificationPush", "OpenUserNotificationsTesting", "ServiceExtensionFixture"]
+            dependencies: [
+                "NotificationPush", "OpenUserNotificationsTesting", "OpenIntents", "ServiceExtensionFixture",
+                "RichNotificationFixture", "MessageServiceFixture", "TestImageServer",
+            ]
+        ),
+        // An HTTP server on 127.0.0.1 serving Tests/Fixtures/Images, for the push and desktop download tests.
+        .target(
+            name: "TestImageServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/Support/ImageServer"
         ),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(
             name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],
             path: "Tests/Fixtures/ServiceExtensionFixture"
+        ),
+        // A rich-notification extension as iOS apps write it (URLSession download, main-queue hand-off), only its
+        // import changed; Swift 5 language mode, as such extensions are written.
+        .executableTarget(
+            name: "RichNotificationFixture", dependencies: ["OpenUserNotifications"],
+            path: "Tests/Fixtures/RichNotificationFixture", swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // A messaging app's communication-notification extension (INSendMessageIntent), only its imports changed.
+        .executableTarget(
+            name: "MessageServiceFixture", dependencies: ["OpenUserNotifications", "OpenIntents"],
+            path: "Tests/Fixtures/MessageServiceFixture"
         ),
         .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
         // README.md's and docs/'s samples: Swift ones compiled, commands parsed by the commands' own parsers.
@@ -200,7 +228,7 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: [
                 "UnotifyCLI", "NotificationDaemon", "OpenUserNotificationsTesting", "OpenUserNotificationsLegacy",
-                "NotificationGeoClue", "NotificationPush", "NotificationEngine",
+                "NotificationGeoClue", "NotificationPush", "NotificationEngine", "OpenIntents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

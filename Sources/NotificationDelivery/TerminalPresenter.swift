@@ -56,7 +56,9 @@ public struct TerminalPresenter: NotificationPresenter {
         let header = "┌─ \(notification.appID) "
         var lines = [header + String(repeating: "─", count: max(2, width - header.count - clock.count - 1)) + " " + clock]
         if options.isVisible {
-            for text in [content.title, content.subtitle] where !text.isEmpty { lines.append("│ \(text)") }
+            // A communication notification shows its sender (and group) in place of the title.
+            let title = content.communication?.displayTitle ?? content.title
+            for text in [title, content.subtitle] where !text.isEmpty { lines.append("│ \(text)") }
             let body = displayBody(content.body)
             if !body.isEmpty {
                 for line in body.split(separator: "\n", omittingEmptySubsequences: false) { lines.append("│ \(line)") }

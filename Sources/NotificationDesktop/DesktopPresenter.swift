@@ -155,8 +155,11 @@ public actor DesktopPresenter: NotificationPresenter {
         guard let server = await serverInfo() else { return false }
         let wantsSound = options.contains(.sound) && notification.request.content.sound != nil
         let soundFile = wantsSound ? sounds?.file(for: notification) : nil
+        let senderImageData = notification.request.content.communication?.senderImageData
+        let senderImage = senderImageData.flatMap(SenderImageFiles.file(for:))
         let request = NotifyRequest(
-            notification, options: options, category: category, server: server, soundFile: soundFile?.path)
+            notification, options: options, category: category, server: server, soundFile: soundFile?.path,
+            senderImageFile: senderImage)
         if !request.leftOut.isEmpty {
             logger.notice(
                 "\(server.name) cannot show all of \(notification.appID)/\(notification.identifier): left out \(request.leftOut.joined(separator: "; "))"

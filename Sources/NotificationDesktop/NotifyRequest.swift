@@ -26,7 +26,9 @@ public struct NotifyRequest: Sendable, Hashable {
 
     /// `app_name`: the app's identifier.
     public var appName: String
-    /// `summary`: title and subtitle.
+    /// `app_icon`: empty (the server's default), or the sender's image in a communication notification.
+    public var appIcon: String = ""
+    /// `summary`: title and subtitle; in a communication notification the sender (and group) instead of the title.
     public var summary: String
     /// `body`: the body after Apple's `%%` rule, escaped when the server reads markup.
     public var body: String
@@ -42,11 +44,11 @@ public struct NotifyRequest: Sendable, Hashable {
     /// server plays none).
     public var needsSoundPlayback: Bool
 
-    /// The `Notify` arguments: app name, `replaces_id`, icon (none), summary, body, actions, hints, and the
+    /// The `Notify` arguments: app name, `replaces_id`, icon, summary, body, actions, hints, and the
     /// server's default expiry.
     public func arguments(replacing replacedID: UInt32) -> [DBusValue] {
         [
-            .string(appName), .uint32(replacedID), .string(""), .string(summary), .string(body), .strings(actions),
+            .string(appName), .uint32(replacedID), .string(appIcon), .string(summary), .string(body), .strings(actions),
             .variantDictionary(hints), .int32(-1),
         ]
     }
@@ -60,13 +62,17 @@ public struct NotifyRequest: Sendable, Hashable {
     ///   - server: What the server can do.
     ///   - soundFile: The named sound's file, found and validated by the caller; `nil` for the default sound
     ///     (also when a named sound was missing or invalid, as iOS does).
+    ///   - senderImageFile: In a communication notification, a file holding the sender's image when it came as
+    ///     bytes (the caller writes it); an image that came as a file URL is used as it is.
     public init(
         _ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?,
-        server: NotificationServerInfo, soundFile: String? = nil
+        server: NotificationServerInfo, soundFile: String? = nil, senderImageFile: String? = nil
     ) {
         let content = notification.request.content
         appName = notification.appID
-        summary = [content.title, content.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
+        let title = content.communication?.displayTitle ?? content.title
+        summary = [title, content.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
+        let senderImage = senderImageFile ?? content.communication?.senderImageURL.flatMap { $0.isFileURL ? $0.path : nil }
         var leftOut: [String] = []
         var body = TerminalPresenter.displayBody(content.body)
         if !server.supportsBody, !body.isEmpty {
@@ -124,6 +130,12 @@ public struct NotifyRequest: Sendable, Hashable {
                 needsSoundPlayback = true
                 hints["suppress-sound"] = .boolean(true)
             }
+        }
+        // A message from a person: the sender's image in place of the app's icon, and as the image when no
+        // attachment takes that place (servers such as dunst show the image hint before the icon).
+        if let senderImage {
+            appIcon = senderImage
+            if server.supportsImages { hints["image-path"] = .string(senderImage) }
         }
         let images = content.attachments.filter { Self.imageTypes.contains($0.type) }
         if let image = images.first, server.supportsImages {

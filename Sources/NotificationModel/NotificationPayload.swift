@@ -21,6 +21,8 @@ public struct NotificationPayload: Sendable, Hashable, Codable {
     public var interruptionLevel: UInt = 1
     public var relevanceScore: Double = 0
     public var filterCriteria: String?
+    /// Set by `updating(from:)` with a message intent: the notification is a message from this sender.
+    public var communication: CommunicationSpec?
 
     public init() {}
 

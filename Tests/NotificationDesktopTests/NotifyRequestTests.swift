@@ -122,6 +122,26 @@ struct NotifyRequestTests {
         #expect(shown.leftOut.contains("1 audio or video attachment(s) (the desktop shows no media)"))
     }
 
+    @Test("a message from a person: the sender (and group) as the summary, the sender's image as icon and image")
+    func communication() {
+        var delivered = notification()
+        delivered.request.content.communication = CommunicationSpec(
+            senderName: "Ana Lima", senderImageURL: URL(fileURLWithPath: "/data/ana.png"), groupName: "Climbing crew")
+        let images = NotificationServerInfo(name: "dunst", capabilities: ["body", "icon-static"])
+        let request = NotifyRequest(delivered, options: [.banner], category: nil, server: images)
+        #expect(request.summary.hasPrefix("Ana Lima — Climbing crew"))
+        #expect(request.appIcon == "/data/ana.png" && request.arguments(replacing: 0)[2] == .string("/data/ana.png"))
+        #expect(request.hints["image-path"] == .string("/data/ana.png"))
+        let fromBytes = NotifyRequest(
+            delivered, options: [.banner], category: nil, server: images, senderImageFile: "/tmp/senders/1f.png")
+        #expect(fromBytes.appIcon == "/tmp/senders/1f.png")
+        delivered.request.content.attachments = [
+            AttachmentSpec(identifier: "photo", url: URL(fileURLWithPath: "/data/b.png"), type: "public.png")
+        ]
+        let withPhoto = NotifyRequest(delivered, options: [.banner], category: nil, server: images)
+        #expect(withPhoto.appIcon == "/data/ana.png" && withPhoto.hints["image-path"] == .string("/data/b.png"))
+    }
+
     @Test("the arguments have Notify's signature and carry replaces_id")
     func arguments() {
         let request = NotifyRequest(notification(), options: [.banner], category: nil, server: Self.dunst)

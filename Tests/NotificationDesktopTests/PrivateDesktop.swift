@@ -150,7 +150,8 @@ final class PrivateDesktop {
         }
         return (data.first ?? []).map { entry in
             func text(_ key: String) -> String { (entry[key] as? [String: Any])?["data"] as? String ?? "" }
-            return HistoryItem(summary: text("summary"), body: text("body"), appName: text("appname"))
+            return HistoryItem(
+                summary: text("summary"), body: text("body"), appName: text("appname"), iconPath: text("icon_path"))
         }
     }
 
@@ -158,6 +159,7 @@ final class PrivateDesktop {
         var summary: String
         var body: String
         var appName: String
+        var iconPath: String = ""
     }
 
     /// Polls `condition` every 20 ms until it holds, failing after `timeout` (a bound for a broken setup: dunst

@@ -4,7 +4,7 @@ import OpenUserNotificationsTesting
 import Testing
 
 /// A 1×1 PNG, and helpers for a temporary world: the files, the data store and the bundle directory.
-private enum AttachmentWorld {
+enum AttachmentWorld {
     static func be32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
     static let png: [UInt8] =
         [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + Array("IHDR".utf8) + be32(1) + be32(1)

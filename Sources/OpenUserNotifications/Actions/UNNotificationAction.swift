@@ -2,7 +2,7 @@ import Foundation
 import NotificationModel
 
 /// An icon for an action button.
-public final class UNNotificationActionIcon: NSObject, @unchecked Sendable {
+public final class UNNotificationActionIcon: NSObject, NSSecureCoding, @unchecked Sendable {
     let spec: ActionSpec.Icon
 
     /// An image from the app's bundle.
@@ -14,6 +14,21 @@ public final class UNNotificationActionIcon: NSObject, @unchecked Sendable {
     public init(systemImageName: String) {
         spec = ActionSpec.Icon(name: systemImageName, isSystemImage: true)
     }
+
+    /// Icons archive securely.
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Decodes an icon archived with ``encode(with:)``.
+    public init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(ActionSpec.Icon.self, forKey: "icon") else { return nil }
+        self.spec = spec
+    }
+
+    /// Archives the icon.
+    public func encode(with coder: NSCoder) { coder.encodeSpec(spec, forKey: "icon") }
+
+    public override func isEqual(_ object: Any?) -> Bool { (object as? UNNotificationActionIcon)?.spec == spec }
+    public override var hash: Int { spec.hashValue }
 }
 
 /// A button on a notification.
@@ -21,7 +36,7 @@ public final class UNNotificationActionIcon: NSObject, @unchecked Sendable {
 /// ```swift
 /// let cancel = UNNotificationAction(identifier: "cancel", title: "Cancel", options: [.destructive])
 /// ```
-open class UNNotificationAction: NSObject, NSCopying, @unchecked Sendable {
+open class UNNotificationAction: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public let identifier: String
     public let title: String
     public let options: UNNotificationActionOptions
@@ -37,6 +52,23 @@ open class UNNotificationAction: NSObject, NSCopying, @unchecked Sendable {
         self.options = options
         self.icon = icon
     }
+
+    /// Actions archive securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes an action archived with ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(ActionSpec.self, forKey: "action") else { return nil }
+        identifier = spec.identifier
+        title = spec.title
+        options = UNNotificationActionOptions(rawValue: spec.options)
+        icon = spec.icon.map {
+            $0.isSystemImage ? UNNotificationActionIcon(systemImageName: $0.name) : UNNotificationActionIcon(templateImageName: $0.name)
+        }
+    }
+
+    /// Archives the action.
+    open func encode(with coder: NSCoder) { coder.encodeSpec(spec, forKey: "action") }
 
     package var spec: ActionSpec {
         ActionSpec(identifier: identifier, title: title, options: options.rawValue, icon: icon?.spec)
@@ -82,6 +114,14 @@ open class UNTextInputNotificationAction: UNNotificationAction, @unchecked Senda
         self.textInputButtonTitle = textInputButtonTitle
         self.textInputPlaceholder = textInputPlaceholder
         super.init(identifier: identifier, title: title, options: options, icon: icon)
+    }
+
+    /// Decodes an action archived with ``UNNotificationAction/encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let input = coder.decodeSpec(ActionSpec.self, forKey: "action")?.textInput else { return nil }
+        textInputButtonTitle = input.buttonTitle
+        textInputPlaceholder = input.placeholder
+        super.init(coder: coder)
     }
 
     package override var spec: ActionSpec {

@@ -10,7 +10,7 @@ import NotificationModel
 ///                                       options: [.customDismissAction])
 /// UNUserNotificationCenter.current().setNotificationCategories([category])
 /// ```
-open class UNNotificationCategory: NSObject, NSCopying, @unchecked Sendable {
+open class UNNotificationCategory: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public let identifier: String
     /// The actions, in display order.
     public let actions: [UNNotificationAction]
@@ -48,6 +48,21 @@ open class UNNotificationCategory: NSObject, NSCopying, @unchecked Sendable {
         self.categorySummaryFormat = categorySummaryFormat ?? ""
         self.options = options
     }
+
+    /// Categories archive securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes a category archived with ``encode(with:)``.
+    public required convenience init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(CategorySpec.self, forKey: "category") else { return nil }
+        self.init(
+            identifier: spec.identifier, actions: spec.actions.map(UNNotificationAction.make),
+            intentIdentifiers: spec.intentIdentifiers, hiddenPreviewsBodyPlaceholder: spec.hiddenPreviewsBodyPlaceholder,
+            categorySummaryFormat: spec.categorySummaryFormat, options: UNNotificationCategoryOptions(rawValue: spec.options))
+    }
+
+    /// Archives the category with its actions.
+    open func encode(with coder: NSCoder) { coder.encodeSpec(spec, forKey: "category") }
 
     package var spec: CategorySpec {
         CategorySpec(

@@ -13,6 +13,8 @@ import Foundation
 open class UNMutableNotificationContent: UNNotificationContent, @unchecked Sendable {
     public override init() { super.init() }
 
+    public required init?(coder: NSCoder) { super.init(coder: coder) }
+
     open override var title: String {
         get { _title }
         set { _title = newValue }

@@ -36,7 +36,7 @@ public let UNNotificationAttachmentOptionsThumbnailTimeKey: String = "UNNotifica
 /// > Note: On Linux, the data store is a folder of the user's (see
 /// > ``OpenUserNotificationsConfiguration/attachmentStorePath``), the move happens in the app's process, and a
 /// > symbolic link is never moved: the file it leads to is copied. See `docs/attachments.md`.
-public final class UNNotificationAttachment: NSObject, @unchecked Sendable {  // immutable: `spec` is a `let`
+public final class UNNotificationAttachment: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {  // immutable: `spec` is a `let`
     package let spec: AttachmentSpec
 
     /// The identifier; a generated one when the attachment was created with an empty identifier.
@@ -50,6 +50,23 @@ public final class UNNotificationAttachment: NSObject, @unchecked Sendable {  //
     package init(spec: AttachmentSpec) {
         self.spec = spec
     }
+
+    /// Attachments archive securely.
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Decodes an attachment archived with ``encode(with:)``; the file is not checked again.
+    public init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(AttachmentSpec.self, forKey: "attachment") else { return nil }
+        self.spec = spec
+    }
+
+    /// Archives the attachment: its identifier, URL, type and options, not the file.
+    public func encode(with coder: NSCoder) { coder.encodeSpec(spec, forKey: "attachment") }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    public override func isEqual(_ object: Any?) -> Bool { (object as? UNNotificationAttachment)?.spec == spec }
+    public override var hash: Int { spec.hashValue }
 
     /// Creates an attachment for a local file, checking it by Apple's rules.
     ///

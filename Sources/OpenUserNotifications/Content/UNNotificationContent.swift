@@ -10,7 +10,7 @@ import NotificationModel
 /// content.body = "Don't forget your sandwich"
 /// content.sound = .default
 /// ```
-open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchecked Sendable {
+open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecureCoding, @unchecked Sendable {
     // Storage shared with the mutable subclass, which re-declares the properties read-write.
     var _title = ""
     var _subtitle = ""
@@ -28,8 +28,25 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchec
     var _interruptionLevel = UNNotificationInterruptionLevel.active
     var _relevanceScore = 0.0
     var _filterCriteria: String?
+    var _communication: CommunicationSpec?
 
     public override init() {}
+
+    /// Content archives securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes content archived with ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let payload = coder.decodeSpec(NotificationPayload.self, forKey: "content") else { return nil }
+        super.init()
+        assign(from: UNNotificationContent(payload: payload))
+    }
+
+    /// Archives the content; content whose `userInfo` is not a property list does not archive.
+    open func encode(with coder: NSCoder) {
+        guard let payload = try? payload() else { return }
+        coder.encodeSpec(payload, forKey: "content")
+    }
 
     /// The headline.
     open var title: String { _title }
@@ -95,6 +112,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, @unchec
         _interruptionLevel = other._interruptionLevel
         _relevanceScore = other._relevanceScore
         _filterCriteria = other._filterCriteria
+        _communication = other._communication
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
@@ -138,6 +156,7 @@ extension UNNotificationContent {
         payload.interruptionLevel = _interruptionLevel.rawValue
         payload.relevanceScore = _relevanceScore
         payload.filterCriteria = _filterCriteria
+        payload.communication = _communication
         return payload
     }
 
@@ -160,5 +179,6 @@ extension UNNotificationContent {
         _interruptionLevel = UNNotificationInterruptionLevel(rawValue: payload.interruptionLevel) ?? .active
         _relevanceScore = payload.relevanceScore
         _filterCriteria = payload.filterCriteria
+        _communication = payload.communication
     }
 }

@@ -11,7 +11,7 @@ public typealias MissedFirePolicy = NotificationModel.MissedFirePolicy
 /// let request = UNNotificationRequest(identifier: "tea", content: content, trigger: trigger)
 /// try await UNUserNotificationCenter.current().add(request)
 /// ```
-open class UNNotificationRequest: NSObject, NSCopying, @unchecked Sendable {
+open class UNNotificationRequest: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     /// Identifies the request; adding another with the same identifier replaces it.
     public let identifier: String
     /// The content, copied at creation.
@@ -33,6 +33,22 @@ open class UNNotificationRequest: NSObject, NSCopying, @unchecked Sendable {
     }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// Requests archive securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes a request archived with ``encode(with:)``.
+    public required convenience init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(RequestSpec.self, forKey: "request") else { return nil }
+        self.init(spec: spec, plannedFireDate: coder.decodeDate(forKey: "plannedFireDate"))
+    }
+
+    /// Archives the request; one whose `userInfo` is not a property list does not archive.
+    open func encode(with coder: NSCoder) {
+        guard let spec = try? spec() else { return }
+        coder.encodeSpec(spec, forKey: "request")
+        if let date = trigger?.plannedFireDate { coder.encode(date as NSDate, forKey: "plannedFireDate") }
+    }
 
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationRequest else { return false }

@@ -9,7 +9,7 @@ public let UNNotificationDefaultActionIdentifier: String = ResponseSpec.defaultA
 public let UNNotificationDismissActionIdentifier: String = ResponseSpec.dismissActionIdentifier
 
 /// A person's answer to a notification: the action they chose.
-open class UNNotificationResponse: NSObject, NSCopying, @unchecked Sendable {
+open class UNNotificationResponse: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     /// The notification answered.
     public let notification: UNNotification
     /// The chosen action, ``UNNotificationDefaultActionIdentifier`` or ``UNNotificationDismissActionIdentifier``.
@@ -31,6 +31,32 @@ open class UNNotificationResponse: NSObject, NSCopying, @unchecked Sendable {
     }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// Responses archive securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes a response archived with ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let notification = coder.decodeObject(of: UNNotification.self, forKey: "notification"),
+            let actionIdentifier = coder.decodeString(forKey: "actionIdentifier")
+        else { return nil }
+        self.notification = notification
+        self.actionIdentifier = actionIdentifier
+    }
+
+    /// Archives the response: the notification and the action.
+    open func encode(with coder: NSCoder) {
+        coder.encode(notification, forKey: "notification")
+        coder.encode(actionIdentifier as NSString, forKey: "actionIdentifier")
+    }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? UNNotificationResponse, type(of: other) == type(of: self) else { return false }
+        return other.actionIdentifier == actionIdentifier && other.notification.isEqual(notification)
+            && (other as? UNTextInputNotificationResponse)?.userText == (self as? UNTextInputNotificationResponse)?.userText
+    }
+
+    open override var hash: Int { actionIdentifier.hashValue }
 }
 
 /// A response to a text-input action, with the text the person typed.
@@ -42,5 +68,18 @@ open class UNTextInputNotificationResponse: UNNotificationResponse, @unchecked S
     package init(notification: UNNotification, actionIdentifier: String, userText: String) {
         self.userText = userText
         super.init(notification: notification, actionIdentifier: actionIdentifier)
+    }
+
+    /// Decodes a response archived with ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let userText = coder.decodeString(forKey: "userText") else { return nil }
+        self.userText = userText
+        super.init(coder: coder)
+    }
+
+    /// Archives the response with the text.
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(userText as NSString, forKey: "userText")
     }
 }

@@ -14,7 +14,7 @@ public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable {
 /// content.sound = .default
 /// content.sound = UNNotificationSound(named: UNNotificationSoundName("chime.wav"))
 /// ```
-public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable {
+public final class UNNotificationSound: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     package let spec: SoundSpec
 
     package init(spec: SoundSpec) {
@@ -60,6 +60,18 @@ public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable
     }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// Sounds archive securely.
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Decodes a sound archived with ``encode(with:)``.
+    public init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(SoundSpec.self, forKey: "sound") else { return nil }
+        self.spec = spec
+    }
+
+    /// Archives the sound.
+    public func encode(with coder: NSCoder) { coder.encodeSpec(spec, forKey: "sound") }
 
     public override func isEqual(_ object: Any?) -> Bool { (object as? UNNotificationSound)?.spec == spec }
     public override var hash: Int { spec.hashValue }

@@ -37,6 +37,15 @@ open class UNCalendarNotificationTrigger: UNNotificationTrigger, @unchecked Send
         super.init(repeats: repeats)
     }
 
+    /// Decodes a trigger archived with ``UNNotificationTrigger/encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard case .calendar(let components, _, let matching)? = coder.decodeSpec(TriggerSpec.self, forKey: "trigger")
+        else { return nil }
+        dateComponents = components.dateComponents
+        self.matching = matching
+        super.init(coder: coder)
+    }
+
     package override var spec: TriggerSpec {
         .calendar(CalendarComponents(dateComponents), repeats: repeats, matching: matching)
     }

@@ -18,6 +18,18 @@ open class UNLocationNotificationTrigger: UNNotificationTrigger, @unchecked Send
         super.init(repeats: repeats)
     }
 
+    /// Decodes a trigger archived with ``UNNotificationTrigger/encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard case .location(let spec, _)? = coder.decodeSpec(TriggerSpec.self, forKey: "trigger") else { return nil }
+        let circular = CLCircularRegion(
+            center: CLLocationCoordinate2D(latitude: spec.latitude, longitude: spec.longitude), radius: spec.radius,
+            identifier: spec.identifier)
+        circular.notifyOnEntry = spec.notifyOnEntry
+        circular.notifyOnExit = spec.notifyOnExit
+        region = circular
+        super.init(coder: coder)
+    }
+
     package override var spec: TriggerSpec {
         let circular = region as? CLCircularRegion
         return .location(

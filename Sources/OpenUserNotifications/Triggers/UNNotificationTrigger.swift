@@ -2,7 +2,7 @@ import Foundation
 import NotificationModel
 
 /// What makes a notification fire. Use one of the subclasses.
-open class UNNotificationTrigger: NSObject, NSCopying, @unchecked Sendable {
+open class UNNotificationTrigger: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     /// Whether the trigger fires again after firing.
     public let repeats: Bool
 
@@ -11,6 +11,22 @@ open class UNNotificationTrigger: NSObject, NSCopying, @unchecked Sendable {
 
     init(repeats: Bool) {
         self.repeats = repeats
+    }
+
+    /// Triggers archive securely.
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Decodes a trigger archived with ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard let spec = coder.decodeSpec(TriggerSpec.self, forKey: "trigger") else { return nil }
+        repeats = spec.repeats
+        plannedFireDate = coder.decodeDate(forKey: "plannedFireDate")
+    }
+
+    /// Archives the trigger.
+    open func encode(with coder: NSCoder) {
+        coder.encodeSpec(spec, forKey: "trigger")
+        if let plannedFireDate { coder.encode(plannedFireDate as NSDate, forKey: "plannedFireDate") }
     }
 
     /// The engine's form of the trigger.

@@ -20,6 +20,13 @@ open class UNTimeIntervalNotificationTrigger: UNNotificationTrigger, @unchecked 
         super.init(repeats: repeats)
     }
 
+    /// Decodes a trigger archived with ``UNNotificationTrigger/encode(with:)``.
+    public required init?(coder: NSCoder) {
+        guard case .timeInterval(let interval, _)? = coder.decodeSpec(TriggerSpec.self, forKey: "trigger") else { return nil }
+        timeInterval = interval
+        super.init(coder: coder)
+    }
+
     package override var spec: TriggerSpec { .timeInterval(timeInterval, repeats: repeats) }
 
     /// The next fire date: the planned one for a pending request, otherwise now plus the interval.
