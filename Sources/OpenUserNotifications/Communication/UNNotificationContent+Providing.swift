@@ -28,7 +28,7 @@ extension UNNotificationContent {
     ///   `contentProvidingInvalid` for one without a sender name.
     ///
     /// > Note: On Linux, the intent types come from the `OpenIntents` module, since Intents does not exist there.
-    open func updating(from provider: any UNNotificationContentProviding) throws -> UNNotificationContent {
+    public func updating(from provider: any UNNotificationContentProviding) throws -> UNNotificationContent {
         guard let provider = provider as? any CommunicationContentProvider else {
             throw UNError(
                 .contentProvidingObjectNotAllowed, reason: "\(type(of: provider)) is not a content provider of the system's")
