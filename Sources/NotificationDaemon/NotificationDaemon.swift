@@ -353,8 +353,14 @@ public actor NotificationDaemon {
                             message: "unotifyd speaks protocol \(WireProtocol.version), the client \(hello.protocolVersion)")))
                 return false
             }
-            guard !hello.appID.isEmpty, session.appID == nil else {
+            guard session.appID == nil else {
                 session.send(.failure(id: nil, WireFailure(code: "malformed", message: "hello needs an app, once")))
+                return false
+            }
+            do throws(AppIdentifier.Invalid) {
+                try AppIdentifier.validate(hello.appID)
+            } catch {
+                session.send(.failure(id: nil, WireFailure(code: "malformed", message: error.description)))
                 return false
             }
             session.appID = hello.appID

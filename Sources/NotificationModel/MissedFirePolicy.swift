@@ -47,12 +47,24 @@ public enum MissedFirePolicy: Sendable, Hashable, Codable, CustomStringConvertib
     }
 }
 
+/// The longest duration ``parseDuration(_:)`` accepts: 100 years, far beyond any trigger, far inside what a
+/// `Duration` or a `Date` can hold.
+public let maximumParsedDuration: TimeInterval = 100 * 365.25 * 86_400
+
 /// Parses a duration such as `90`, `90s`, `5m`, `2h`, `1d` or `1.5s` into seconds.
+///
+/// Returns `nil` for anything that is not a plain decimal number with an optional unit, and for values that are
+/// negative, not finite (`nan`, `inf`, `1e309`) or longer than ``maximumParsedDuration``: every caller turns the
+/// result into a `Duration` or a `Date`, which trap on such values.
 public func parseDuration(_ text: String) -> TimeInterval? {
     let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
     guard let last = text.last else { return nil }
-    if let unit = units[last] {
-        return Double(text.dropLast()).map { $0 * unit }
-    }
-    return Double(text)
+    let unit = units[last]
+    let number = unit == nil ? Substring(text) : text.dropLast()
+    // Digits and one point only: Double(_:) would also take "nan", "inf", hexadecimal and exponents.
+    guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+        number.filter({ $0 == "." }).count <= 1, let value = Double(number)
+    else { return nil }
+    let seconds = value * (unit ?? 1)
+    return seconds.isFinite && seconds >= 0 && seconds <= maximumParsedDuration ? seconds : nil
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NotificationModel
 import OpenUserNotifications
 
 extension OpenUserNotificationsConfiguration.Mode: ExpressibleByArgument {}
@@ -26,6 +27,17 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Say which store and mode were used.")
     var verbose = false
+
+    func validate() throws {
+        do {
+            try AppIdentifier.validate(app)
+        } catch {
+            throw ValidationError("--app: \(error.description)")
+        }
+        for (name, path) in [("--store", store), ("--socket", socket)] {
+            if let path, path.isEmpty || path.contains("\0") { throw ValidationError("\(name) takes a file path, not '\(path)'") }
+        }
+    }
 }
 
 extension GlobalOptions {

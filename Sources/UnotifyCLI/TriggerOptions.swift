@@ -48,7 +48,9 @@ struct TriggerOptions: ParsableArguments {
         let matching: CalendarMatching = strict ? .strict : .apple
         if let interval {
             guard let seconds = parseDuration(interval) else {
-                throw ValidationError("cannot read the duration '\(interval)' (examples: 90, 90s, 5m, 2h, 1d)")
+                throw ValidationError(
+                    "cannot read the duration '\(interval)': a number of seconds from 0 up to 100 years, with an optional "
+                        + "unit (examples: 90, 90s, 5m, 2h, 1d)")
             }
             return .timeInterval(seconds, repeats: repeats)
         }

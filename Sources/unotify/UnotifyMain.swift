@@ -13,6 +13,6 @@ enum UnotifyMain {
             return handler
         }
         // Global options may come before the subcommand: `unotify --app com.example.app add ...`.
-        await Unotify.main(Unotify.movingGlobalOptions(in: Array(CommandLine.arguments.dropFirst())))
+        await Unotify.runReportingOneLine(Unotify.movingGlobalOptions(in: Array(CommandLine.arguments.dropFirst())))
     }
 }

@@ -9,6 +9,12 @@ struct History: AsyncParsableCommand {
     @Option(help: "At most this many entries.") var limit: Int = 50
     @Flag(name: .customLong("all-apps"), help: "Every app's history.") var allApps = false
 
+    func validate() throws {
+        guard (1...1_000_000).contains(limit) else {
+            throw ValidationError("--limit takes a whole number from 1 to 1000000, not \(limit)")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors {
             let context = try CLIContext(global)

@@ -27,6 +27,9 @@ struct Push: AsyncParsableCommand {
         guard (1...2).contains(arguments.count) else {
             throw ValidationError("usage: unotify push [<bundle-id>] (<file> | -)")
         }
+        if arguments.count == 2 {
+            do { try AppIdentifier.validate(arguments[0]) } catch { throw ValidationError("bundle: \(error.description)") }
+        }
     }
 
     func run() async throws {

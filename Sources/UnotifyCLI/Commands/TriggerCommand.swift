@@ -15,13 +15,13 @@ struct TriggerCommand: AsyncParsableCommand {
 
         @OptionGroup var when: TriggerOptions
         @Option(help: "Start after this instant (ISO 8601; default: now).") var after: String?
-        @Option(help: "How many dates.") var count: Int = 1
+        @Option(help: "How many dates (1 to 10000).") var count: Int = 1
 
         func run() async throws {
             guard let trigger = try when.trigger() else {
                 throw ValidationError("give --in, --at, --calendar or --region")
             }
-            guard count > 0 else { throw ValidationError("--count must be at least 1") }
+            guard (1...10_000).contains(count) else { throw ValidationError("--count takes a whole number from 1 to 10000, not \(count)") }
             let start: Date
             if let after {
                 guard let date = try? Date(after, strategy: .iso8601) else {

@@ -16,7 +16,11 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let limit = try duration.map { text -> TimeInterval in
-                guard let seconds = parseDurationArgument(text) else { throw ValidationError("cannot read --for '\(text)'") }
+                guard let seconds = parseDurationArgument(text) else {
+                    throw ValidationError(
+                        "--for takes a number of seconds from 0 up to 100 years, with an optional unit (90, 5m, 2h, 1d), "
+                            + "not '\(text)'")
+                }
                 return seconds
             }
             let context = try CLIContext(global)
