@@ -37,6 +37,17 @@ public struct LocationFix: Sendable, Hashable, Codable {
         self.timestamp = timestamp
     }
 
+    /// Why the fix's numbers cannot be a place on Earth (a coordinate that is not finite, a latitude beyond ±90°, a
+    /// longitude beyond ±180°, a negative or non-finite accuracy), or `nil` when they can.
+    public var coordinateProblem: String? {
+        if !latitude.isFinite || abs(latitude) > 90 { return "latitude \(latitude) is not between -90 and 90" }
+        if !longitude.isFinite || abs(longitude) > 180 { return "longitude \(longitude) is not between -180 and 180" }
+        if !horizontalAccuracy.isFinite || horizontalAccuracy < 0 {
+            return "accuracy \(horizontalAccuracy) is not a number of metres from 0 up"
+        }
+        return nil
+    }
+
     /// Whether the fix can be evaluated: finite coordinates, a latitude within ±90°, and an accuracy that is
     /// neither invalid (negative) nor worse than ``worstUsableAccuracy``.
     public var isUsable: Bool {

@@ -64,8 +64,9 @@ public struct LocationTrack: Sendable, Hashable {
                 }
                 accuracy = value
             }
-            fixes.append(
-                LocationFix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: time))
+            let fix = LocationFix(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, timestamp: time)
+            if let problem = fix.coordinateProblem { throw LocationTrackError("line \(offset + 1): \(problem)") }
+            fixes.append(fix)
         }
         self.init(fixes: fixes)
     }
@@ -108,7 +109,9 @@ public struct LocationTrack: Sendable, Hashable {
             } else {
                 time = fixes.last.map { $0.timestamp.addingTimeInterval(1) } ?? Date(timeIntervalSince1970: 0)
             }
-            fixes.append(LocationFix(latitude: latitude, longitude: longitude, timestamp: time))
+            let fix = LocationFix(latitude: latitude, longitude: longitude, timestamp: time)
+            if let problem = fix.coordinateProblem { throw LocationTrackError("point \(fixes.count + 1): \(problem)") }
+            fixes.append(fix)
         }
         self.init(fixes: fixes)
     }

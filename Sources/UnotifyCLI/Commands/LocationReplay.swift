@@ -20,7 +20,9 @@ struct LocationReplay: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            guard speed >= 0, !speed.isNaN else { throw ValidationError("--speed must be 0 or more") }
+            guard speed == 0 || (speed.isFinite && speed >= 0.001 && speed <= 1_000_000) else {
+                throw ValidationError("--speed takes 0 (no waiting) or a factor from 0.001 to 1000000, not \(speed)")
+            }
             let track: LocationTrack
             do { track = try LocationTrack(contentsOf: URL(fileURLWithPath: file)) } catch let error
                 as LocationTrackError
