@@ -20,6 +20,8 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         var unansweredRequests = 0
         /// The reader, waiting for ``unansweredRequests`` to drop below the limit.
         var roomWaiter: CheckedContinuation<Void, Never>?
+        /// Whether the reader ever had to wait: the client sent faster than it read.
+        var wasThrottled = false
         var nextEventID: UInt64 = 1
         var answers: [UInt64: CheckedContinuation<ClientMessage?, Never>] = [:]
         var closed = false
@@ -86,12 +88,20 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
     /// daemon's memory: back-pressure, not buffering.
     let maximumUnansweredRequests: Int
 
+    /// Whether the session was closed.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Whether the client ever sent requests faster than it read their replies.
+    var wasThrottled: Bool { state.withLock { $0.wasThrottled } }
+
     /// Counts a request the reader hands to the worker; returns once fewer than ``maximumUnansweredRequests`` are
     /// unanswered (at once, usually), or when the session closes.
     func requestRead() async {
         let full = state.withLock { state -> Bool in
             state.unansweredRequests += 1
-            return state.unansweredRequests >= maximumUnansweredRequests && !state.closed
+            let full = state.unansweredRequests >= maximumUnansweredRequests && !state.closed
+            if full { state.wasThrottled = true }
+            return full
         }
         guard full else { return }
         await withCheckedContinuation { continuation in

@@ -274,6 +274,8 @@ public actor NotificationDaemon {
             helloDeadline.cancel()
             sessions.withLock { $0[id] = nil }
             session.close()
+            // A client that made us hold replies is gone: give what it cost back to the system.
+            if session.wasThrottled { FreedMemory.returnToSystem() }
         }
         do {
             try await channel.executeThenClose { inbound, outbound in
@@ -292,6 +294,8 @@ public actor NotificationDaemon {
                 }
                 let worker = Task {
                     for await (requestID, request) in requests {
+                        // A closed session (the peer left, or the daemon stops) gets no more work done for it.
+                        guard !session.isClosed else { break }
                         session.send(await self.handle(request, id: requestID, session: session))
                     }
                 }

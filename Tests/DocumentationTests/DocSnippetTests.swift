@@ -48,7 +48,9 @@ struct DocSnippetTests {
             // names must exist, but it need not be complete.
             for (location, code) in document.inlineCode where code.hasPrefix("unotify ") || code.hasPrefix("unotifyd ") {
                 guard !Self.isSynopsis(code) else { continue }
-                for words in Shell.commands(in: [code]) {
+                // `<bundle-id>` and the like stand for a value: a valid one takes their place.
+                let example = code.replacingOccurrences(of: #"<[a-z-]+>"#, with: "com.example.placeholder", options: .regularExpression)
+                for words in Shell.commands(in: [example]) {
                     checked += 1
                     if let problem = Self.check(words), !problem.hasPrefix("Missing") {
                         problems.append("\(location): `\(words.joined(separator: " "))`: \(problem)")

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <sys/timerfd.h>
 #include <spawn.h>
+// malloc_trim(3), which gives freed heap pages back to the system (glibc; not in the Glibc Swift module).
+#include <malloc.h>
 
 /// The credentials the kernel recorded for the peer of a Unix-domain socket when it connected.
 typedef struct {
