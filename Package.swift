@@ -166,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationStoreSQLiteTests",
-            dependencies: ["NotificationStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["NotificationStoreSQLite", "PowerCutFixture", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
@@ -221,6 +221,17 @@ let package = Package(
         .executableTarget(
             name: "MessageServiceFixture", dependencies: ["OpenUserNotifications", "OpenIntents"],
             path: "Tests/Fixtures/MessageServiceFixture"
+        ),
+        // A SQLite VFS that loses unsynced writes at a power cut, and the program that cuts the power under the store.
+        .target(
+            name: "CPowerCutVFS", path: "Tests/Support/CPowerCutVFS", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(
+            name: "PowerCutFixture",
+            dependencies: [
+                "CPowerCutVFS", "NotificationStoreSQLite", "NotificationEngine", "OpenUserNotificationsTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/Fixtures/PowerCutFixture"
         ),
         .testTarget(name: "NotificationAttachmentsTests", dependencies: ["NotificationAttachments"]),
         // README.md's and docs/'s samples: Swift ones compiled, commands parsed by the commands' own parsers.

@@ -22,7 +22,12 @@ public final class SQLiteNotificationStore: NotificationStore {
     public init(path: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        writer = try DatabasePool(path: path, configuration: Self.configuration())
+        let pool = try DatabasePool(path: path, configuration: Self.configuration())
+        // GRDB sets `synchronous = NORMAL` when it puts a pool in WAL mode, after `prepareDatabase` ran: in WAL mode
+        // that syncs only at checkpoints, so a power cut could lose committed (acknowledged) writes. FULL syncs the
+        // log at every commit. Found by the power-cut tests (Tests/Support/CPowerCutVFS).
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        writer = pool
         try Self.migrator.migrate(writer)
     }
 
