@@ -55,15 +55,8 @@ struct DaemonConnectionBoundsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("mute.sock").path
         // A listening socket nobody reads: connect succeeds (the backlog), nothing ever answers.
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = try listeningSocket(at: path, backlog: 8)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(listener, 8) == 0)
         let connection = DaemonConnection(socketPath: path, appID: "com.example.mute", replyTimeout: .milliseconds(500))
         let started = ContinuousClock.now
         await #expect {

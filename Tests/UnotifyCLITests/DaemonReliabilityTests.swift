@@ -80,6 +80,26 @@ func payload(_ title: String) -> NotificationPayload {
     return content
 }
 
+/// A Unix-domain socket bound to `path` and listening (close-on-exec), as systemd makes one for socket activation.
+func listeningSocket(at path: String, backlog: Int32) throws -> Int32 {
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    try #require(listener >= 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0, listen(listener, backlog) == 0 else {
+        close(listener)
+        throw SystemError(errno: errno)
+    }
+    return listener
+}
+
+/// A failed system call in a test's own socket code.
+struct SystemError: Error { let errno: Int32 }
+
 /// A raw connection that speaks whatever bytes a test wants.
 final class RawSocket: Sendable {
     let descriptor: Int32
@@ -135,6 +155,22 @@ final class RawSocket: Sendable {
 @Suite("unotifyd reliability", .serialized)
 struct DaemonReliabilityTests {
     static let hello = #"{"hello":{"_0":{"protocolVersion":1,"appID":"com.example.raw","processID":1}}}"# + "\n"
+
+    /// Starts the daemon and gives com.example.raw 20 requests whose listing is about 50 kB, listed once; returns
+    /// the client that added them.
+    static func startWithLongListing(_ daemon: DaemonProcess) async throws -> DaemonBackend {
+        try await daemon.start()
+        let client = DaemonBackend(socketPath: daemon.socket)
+        for index in 0..<20 {
+            try await client.add(
+                RequestSpec(
+                    identifier: "r\(index)", content: payload(String(repeating: "long title ", count: 200)),
+                    trigger: .timeInterval(3_600, repeats: false)),
+                appID: "com.example.raw")
+        }
+        _ = try await client.pendingRequests(appID: "com.example.raw")
+        return client
+    }
 
     @Test("kill -9 during 10,000 adds from 8 clients loses no acknowledged add; due ones are delivered, repeated at most once per crash")
     func killDuringBurst() async throws {
@@ -233,16 +269,7 @@ struct DaemonReliabilityTests {
     func slowClient() async throws {
         let daemon = DaemonProcess()
         defer { Task { await daemon.stop() } }
-        try await daemon.start()
-        let other = DaemonBackend(socketPath: daemon.socket)
-        for index in 0..<20 {
-            try await other.add(
-                RequestSpec(
-                    identifier: "r\(index)", content: payload(String(repeating: "long title ", count: 200)),
-                    trigger: .timeInterval(3_600, repeats: false)),
-                appID: "com.example.raw")
-        }
-        _ = try await other.pendingRequests(appID: "com.example.raw")
+        let other = try await Self.startWithLongListing(daemon)
         let idle = try #require(daemon.residentKilobytes)
         // 3,000 listings of ~50 kB each (150 MB if the daemon buffered them) that the client never reads.
         let stalled = try RawSocket(path: daemon.socket)
@@ -272,16 +299,7 @@ struct DaemonReliabilityTests {
     func memoryReturns() async throws {
         let daemon = DaemonProcess()
         defer { Task { await daemon.stop() } }
-        try await daemon.start()
-        let other = DaemonBackend(socketPath: daemon.socket)
-        for index in 0..<20 {
-            try await other.add(
-                RequestSpec(
-                    identifier: "r\(index)", content: payload(String(repeating: "long title ", count: 200)),
-                    trigger: .timeInterval(3_600, repeats: false)),
-                appID: "com.example.raw")
-        }
-        _ = try await other.pendingRequests(appID: "com.example.raw")
+        let other = try await Self.startWithLongListing(daemon)
         let idle = try #require(daemon.residentKilobytes)
         for _ in 0..<3 {
             let stalled = try RawSocket(path: daemon.socket)
@@ -470,16 +488,8 @@ extension DaemonReliabilityTests {
         let unused = folder.appendingPathComponent("bound-by-the-daemon.sock").path
 
         // What systemd does for unotifyd.socket: create, bind and listen, then start the service with it as fd 3.
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        try #require(listener >= 0)
+        let listener = try listeningSocket(at: path, backlog: 16)
         defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0 && listen(listener, 16) == 0)
 
         // LISTEN_PID must be the daemon's own pid: a shell sets it to its $$ and then becomes the daemon (exec).
         let daemon = try builtExecutable("unotifyd").path
