@@ -32,6 +32,11 @@ public enum TriggerPlanner {
             if let zone = components.timeZoneIdentifier, TimeZone(identifier: zone) == nil {
                 throw EngineError(.invalidTrigger, "unknown time zone '\(zone)'")
             }
+            // Foundation's date matching does not return (minutes, at 100 % CPU) for a weekday ordinal of 6 or more,
+            // which no month has: refused here, so that no way in can stall the engine. No date matches it anyway.
+            if let ordinal = components.weekdayOrdinal, ordinal > 5 {
+                throw EngineError(.invalidNoDate, "no date matches weekdayOrdinal=\(ordinal): a month has 1 to 5 of each weekday")
+            }
         case .location(let region, _):
             guard region.radius.isFinite, region.radius > 0, abs(region.latitude) <= 90, abs(region.longitude) <= 180
             else {

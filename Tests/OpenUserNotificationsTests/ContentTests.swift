@@ -130,6 +130,20 @@ struct ContentTests {
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
+    @Test("a weekday ordinal no month has (6) fails add with notificationInvalidNoDate at once, in both modes", arguments: NotificationTestSystem.Mode.allCases)
+    func impossibleWeekdayOrdinal(mode: NotificationTestSystem.Mode) async throws {
+        let system = try NotificationTestSystem(mode: mode)
+        let center = try await system.center(for: "com.example.app")
+        var components = DateComponents()
+        components.hour = 9
+        components.weekdayOrdinal = 6
+        let trigger = UNCalendarNotificationTrigger(dateMatching: components, repeats: true)
+        await #expect(throws: UNError.self) {
+            try await center.add(UNNotificationRequest(identifier: "never", content: UNMutableNotificationContent(), trigger: trigger))
+        }
+        #expect(await center.pendingNotificationRequests().isEmpty)
+    }
+
     @Test("UNError has Apple's domain and codes")
     func errorCodes() {
         #expect(UNErrorDomain == "UNErrorDomain")
