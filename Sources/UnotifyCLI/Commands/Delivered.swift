@@ -18,6 +18,8 @@ struct Delivered: AsyncParsableCommand {
                             "identifier": $0.identifier, "title": $0.request.content.title, "body": $0.request.content.body,
                             "date": CLIOutput.iso($0.date), "dueDate": CLIOutput.iso($0.dueDate),
                             "category": $0.request.content.categoryIdentifier, "presentation": $0.presentation.names,
+                            "content": ListingJSON.content($0.request.content),
+                            "triggerDetails": ListingJSON.trigger($0.request.trigger),
                         ] as [String: Any]
                     })
                 return

@@ -33,6 +33,7 @@ struct List: AsyncParsableCommand {
             "trigger": Describe.trigger(request.spec.trigger), "repeats": request.spec.trigger?.repeats ?? false,
             "missedFirePolicy": request.spec.missedFirePolicy.description,
             "userInfo": request.spec.content.userInfo.mapValues(\.jsonValue),
+            "content": ListingJSON.content(request.spec.content), "triggerDetails": ListingJSON.trigger(request.spec.trigger),
         ]
     }
 }
