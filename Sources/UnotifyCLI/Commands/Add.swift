@@ -41,6 +41,12 @@ struct Add: AsyncParsableCommand {
     @Option(name: .customLong("body-arg"), help: "An argument of the body's format (repeat for more).")
     var bodyArguments: [String] = []
     @Option(
+        name: .customLong("attachment"),
+        help: ArgumentHelp(
+            "An image, sound or video to attach (repeat for more): a file, or id=ID,type=UTI,file=PATH.",
+            discussion: "The file is checked by Apple's rules and a copy goes into the attachment data store; the file itself stays."))
+    var attachments: [String] = []
+    @Option(
         name: .customLong("bundle-dir"),
         help: "The folder with <lang>.lproj/Localizable.strings or Localizable.xcstrings (default: OPENUN_BUNDLE_DIR, else the current folder).")
     var bundleDirectory: String?
@@ -52,6 +58,7 @@ struct Add: AsyncParsableCommand {
                 throw ValidationError("--missed takes deliver, skip or within:<duration> (got '\(missed)')")
             }
             let content = try makeContent()
+            content.attachments = try attachments.enumerated().map { try Self.attachment($1, index: $0) }
             let context = try CLIContext(global)
             let state = try await context.backend.appState(appID: context.appID)
             if state.authorization == .notDetermined {
@@ -72,6 +79,44 @@ struct Add: AsyncParsableCommand {
             } else {
                 CLIOutput.print("\(identifier) discarded: the app already has \(context.configuration.pendingCap ?? 0) sooner pending requests")
             }
+        }
+    }
+
+    /// An `--attachment` value: a path, or `id=…,type=…,file=…` (any order; `file` required).
+    ///
+    /// The attachment is made from a copy in a temporary folder: as on Apple platforms, adding moves the attachment's
+    /// file into the data store, and a command-line user expects to keep the file they named.
+    static func attachment(_ value: String, index: Int) throws -> UNNotificationAttachment {
+        var fields: [String: String] = [:]
+        if value.hasPrefix("id=") || value.hasPrefix("type=") || value.hasPrefix("file=") {
+            for pair in value.split(separator: ",", maxSplits: 2) {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, ["id", "type", "file"].contains(parts[0]) else {
+                    throw ValidationError("--attachment takes a file, or id=ID,type=UTI,file=PATH (got '\(value)')")
+                }
+                fields[parts[0]] = parts[1]
+            }
+        } else {
+            fields["file"] = value
+        }
+        guard let path = fields["file"], !path.isEmpty else {
+            throw ValidationError("--attachment needs a file (got '\(value)')")
+        }
+        let original = URL(fileURLWithPath: path)
+        guard FileManager.default.isReadableFile(atPath: original.path) else {
+            throw ValidationError("--attachment: cannot read \(path)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("unotify-attachment-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent(original.lastPathComponent)
+        try FileManager.default.copyItem(at: original.resolvingSymlinksInPath(), to: copy)
+        var options: [AnyHashable: Any] = [:]
+        if let type = fields["type"] { options[UNNotificationAttachmentOptionsTypeHintKey] = type }
+        do {
+            return try UNNotificationAttachment(identifier: fields["id"] ?? "attachment-\(index + 1)", url: copy, options: options)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
         }
     }
 
