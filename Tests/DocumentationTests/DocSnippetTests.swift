@@ -6,7 +6,8 @@ import UnotifyCLI
 
 /// Every command and code sample in README.md and docs/ is checked here, so that a stale line fails the suite:
 ///
-/// - Swift samples must stand, line for line, in `Snippets/`, which this target compiles.
+/// - Swift samples must stand, line for line, in `Snippets/`, which this target compiles, or in a fixture program
+///   under Tests/Fixtures, which the package builds.
 /// - `unotify` and `unotifyd` commands (in code blocks, and in inline code that starts with one) are parsed by the
 ///   commands' own argument parsers; the files they name in the repository must exist.
 /// - `swift build|run|test` must name products and tests the package has; bench executables only options their

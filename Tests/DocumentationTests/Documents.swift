@@ -57,13 +57,22 @@ enum Repository {
         }
     }
 
-    /// The lines of every file in Snippets/, trimmed.
+    /// The lines of every Swift file the package compiles for the docs' samples, trimmed: Snippets/, and the fixture
+    /// programs under Tests/Fixtures (a sample that is a whole service extension stands there, and runs too).
     static func snippetLines() throws -> [String] {
-        let folder = root.appendingPathComponent("Tests/DocumentationTests/Snippets")
-        return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().flatMap { name in
-            try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+        var files: [URL] = []
+        for folder in ["Tests/DocumentationTests/Snippets", "Tests/Fixtures"] {
+            let base = root.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(atPath: base.path) else { continue }
+            for case let path as String in walker where path.hasSuffix(".swift") {
+                files.append(base.appendingPathComponent(path))
+            }
+        }
+        return try files.sorted { $0.path < $1.path }.flatMap { file in
+            // Each file apart, so that a run of lines cannot span two of them.
+            try String(contentsOf: file, encoding: .utf8)
                 .split(separator: "\n", omittingEmptySubsequences: false)
-                .map { DocSnippetTests.normalized(String($0)) }.filter { !$0.isEmpty }
+                .map { DocSnippetTests.normalized(String($0)) }.filter { !$0.isEmpty } + ["\u{0}"]
         }
     }
 

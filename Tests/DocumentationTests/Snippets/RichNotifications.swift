@@ -1,32 +1,10 @@
 // The Swift samples of docs/rich-notifications.md, compiled (DocSnippetTests checks that each stands here line for
-// line).
+// line); the download extension's stands in Tests/Fixtures/RichNotificationFixture, where it also runs.
 import Foundation
 import OpenIntents
 import OpenUserNotifications
 
 enum RichNotificationSnippets {
-    static func download(
-        url: URL, bestAttemptContent: UNMutableNotificationContent,
-        contentHandler: @escaping @Sendable (UNNotificationContent) -> Void
-    ) {
-        let task = URLSession.shared.downloadTask(with: url) { location, response, error in
-            if let location = location, error == nil {
-                let tmpDirectory = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
-                    .appendingPathComponent(ProcessInfo.processInfo.globallyUniqueString, isDirectory: true)
-                try? FileManager.default.createDirectory(at: tmpDirectory, withIntermediateDirectories: true, attributes: nil)
-                let fileURL = tmpDirectory.appendingPathComponent(url.lastPathComponent)
-                try? FileManager.default.moveItem(at: location, to: fileURL)
-                if let attachment = try? UNNotificationAttachment(identifier: "image", url: fileURL, options: nil) {
-                    bestAttemptContent.attachments = [attachment]
-                }
-            }
-            OperationQueue.main.addOperation {
-                contentHandler(bestAttemptContent)
-            }
-        }
-        task.resume()
-    }
-
     static func message(
         request: UNNotificationRequest, senderID: String, senderName: String, avatar: INImage?,
         groupName: INSpeakableString?, userInfo: [AnyHashable: Any],
