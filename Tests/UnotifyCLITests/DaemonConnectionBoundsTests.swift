@@ -27,9 +27,11 @@ struct DaemonConnectionBoundsTests {
         #expect(closedAt.count == 50, "closed: \(closedAt.count) of 50")
         // Ten refused at once (the daemon says so, one warning each); the forty admitted only at their deadline,
         // a second after they were accepted, so well after half a second even on a loaded machine.
-        let refusals = daemon.command?.stderr.components(separatedBy: "refused a connection").count ?? 1
-        #expect(refusals - 1 == 10, "\(daemon.command?.stderr ?? "")")
-        #expect(closedAt.filter { $0 >= 0.5 }.count >= 40, "closed at: \(closedAt.sorted())")
+        // One more may be refused: the readiness probe of `start()` (also this process) can still be counted when the
+        // fifty arrive.
+        let refusals = (daemon.command?.stderr.components(separatedBy: "refused a connection").count ?? 1) - 1
+        #expect((10...11).contains(refusals), "\(daemon.command?.stderr ?? "")")
+        #expect(closedAt.filter { $0 >= 0.5 }.count >= 50 - refusals, "closed at: \(closedAt.sorted())")
         // Another process is served while (and after) they hang around.
         _ = try await runToEnd(
             ["add", "--in", "1h", "--id", "served"], environment: daemon.environment.merging(["OPENUN_MODE": "daemon"]) { $1 })
