@@ -142,25 +142,25 @@ public actor NotificationDaemon {
             // On stop, every connection is closed at once: a session waiting on a client that does not read (its
             // reader paused by back-pressure, its writer by a full socket) would otherwise hold the stop up.
             try await withTaskCancellationHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
-                if let source = configuration.locationSource {
-                    group.addTask { [logger] in
-                        do {
-                            for try await fix in source.fixes() {
-                                _ = try? await scheduler.locationDidChange(fix, deliver: true)
+                try await withThrowingDiscardingTaskGroup { group in
+                    if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
+                    if let source = configuration.locationSource {
+                        group.addTask { [logger] in
+                            do {
+                                for try await fix in source.fixes() {
+                                    _ = try? await scheduler.locationDidChange(fix, deliver: true)
+                                }
+                            } catch {
+                                logger.warning("the location source stopped: \(error)")
                             }
-                        } catch {
-                            logger.warning("the location source stopped: \(error)")
+                        }
+                    }
+                    try await server.executeThenClose { connections in
+                        for try await connection in connections {
+                            group.addTask { await self.serve(connection) }
                         }
                     }
                 }
-                try await server.executeThenClose { connections in
-                    for try await connection in connections {
-                        group.addTask { await self.serve(connection) }
-                    }
-                }
-            }
             } onCancel: {
                 for session in sessions.withLock({ Array($0.values) }) { session.close() }
             }
@@ -199,9 +199,9 @@ public actor NotificationDaemon {
         if let cap = given.pendingCap { policy.pendingCap = cap }
         if let authorization = given.authorizationPolicy { policy.authorizationPolicy = authorization }
         try store.setPolicy(policy)
-        logger.info(
-            "store policy", metadata: ["pendingCap": "\(policy.pendingCap?.description ?? "unset")",
-                                       "authorization": "\(policy.authorizationPolicy?.rawValue ?? "unset")"])
+        let cap = policy.pendingCap?.description ?? "unset"
+        let authorization = policy.authorizationPolicy?.rawValue ?? "unset"
+        logger.info("store policy", metadata: ["pendingCap": "\(cap)", "authorization": "\(authorization)"])
     }
 
     /// Returns once the socket accepts connections.
