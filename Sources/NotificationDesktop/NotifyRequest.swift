@@ -24,9 +24,10 @@ public struct NotifyRequest: Sendable, Hashable {
     public static let threadHint = "x-openusernotifications-thread"
     public static let categoryHint = "x-openusernotifications-category"
 
-    /// `app_name`: the app's identifier.
+    /// `app_name`: the app's readable name (``AppAppearance/displayName``), else its identifier.
     public var appName: String
-    /// `app_icon`: empty (the server's default), or the sender's image in a communication notification.
+    /// `app_icon`: the sender's image in a communication notification, else the app's icon
+    /// (``AppAppearance/icon``: a file path or an icon-theme name), else empty (the server's default).
     public var appIcon: String = ""
     /// `summary`: title and subtitle; in a communication notification the sender (and group) instead of the title.
     public var summary: String
@@ -69,7 +70,8 @@ public struct NotifyRequest: Sendable, Hashable {
         server: NotificationServerInfo, soundFile: String? = nil, senderImageFile: String? = nil
     ) {
         let content = notification.request.content
-        appName = notification.appID
+        appName = content.appAppearance?.displayName ?? notification.appID
+        appIcon = content.appAppearance?.icon ?? ""
         let title = content.communication?.displayTitle ?? content.title
         summary = [title, content.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
         let senderImage = senderImageFile ?? content.communication?.senderImageURL.flatMap { $0.isFileURL ? $0.path : nil }

@@ -165,7 +165,11 @@ extension NotificationScheduler {
             return
         }
         var due = waiting
-        if let content { due.spec.content = content }
+        if var content {
+            // The extension's process may not know the app's name and icon; the original does.
+            content.appAppearance = content.appAppearance ?? waiting.spec.content.appAppearance
+            due.spec.content = content
+        }
         due.nextFireDate = now
         do { _ = try store.insertPending(due, cap: nil, at: now) } catch {
             logger.error(

@@ -102,8 +102,8 @@ public struct APNsPayload: Sendable, Hashable {
     /// Localization keys become ``LocalizableString`` encodings that the engine resolves at delivery, in the
     /// person's languages then, like `localizedUserNotificationString(forKey:arguments:)`.
     ///
-    /// - Parameter bundleDirectory: The app's folder, where its `Localizable` tables and named sounds are; `nil`
-    ///   shows localization keys formatted with their arguments.
+    /// - Parameter bundleDirectory: The app's folder, where its `Localizable` tables, named sounds and `Info.plist`
+    ///   (its name and icon on the desktop) are; `nil` shows localization keys formatted with their arguments.
     /// - Returns: The content, with ``userInfo`` as its `userInfo`.
     public func content(bundleDirectory: String?) -> NotificationPayload {
         var content = NotificationPayload()
@@ -127,6 +127,9 @@ public struct APNsPayload: Sendable, Hashable {
         if let relevanceScore { content.relevanceScore = relevanceScore }
         content.filterCriteria = filterCriteria
         content.userInfo = userInfo
+        content.appAppearance = bundleDirectory.flatMap {
+            AppAppearance.fromInfoPlist(inBundleDirectory: URL(fileURLWithPath: $0, isDirectory: true))
+        }
         return content
     }
 

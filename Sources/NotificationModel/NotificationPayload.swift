@@ -23,6 +23,9 @@ public struct NotificationPayload: Sendable, Hashable, Codable {
     public var filterCriteria: String?
     /// Set by `updating(from:)` with a message intent: the notification is a message from this sender.
     public var communication: CommunicationSpec?
+    /// The app's name and icon on the desktop, from its `Info.plist` or configuration when the request was made
+    /// (an addition of this library: Apple's content has no such property).
+    public var appAppearance: AppAppearance?
 
     public init() {}
 

@@ -27,6 +27,9 @@ enum ListingJSON {
                 "groupName": communication.groupName ?? NSNull(),
             ]
         } ?? NSNull()
+        json["appAppearance"] = content.appAppearance.map { appearance -> [String: Any] in
+            ["displayName": appearance.displayName ?? NSNull(), "icon": appearance.icon ?? NSNull()]
+        } ?? NSNull()
         return json
     }
 

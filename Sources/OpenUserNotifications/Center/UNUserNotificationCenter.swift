@@ -25,6 +25,8 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
     package let bundleIdentifier: String
     package let backend: any NotificationBackend
     package let configuration: OpenUserNotificationsConfiguration
+    /// The app's name and icon on the desktop, given to each request's content (read once).
+    private let appAppearance: AppAppearance?
     private let queue = SerialQueue()
     private let lock = NSLock()
     private weak var _delegate: (any UNUserNotificationCenterDelegate)?
@@ -37,6 +39,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
         self.bundleIdentifier = bundleIdentifier
         self.backend = backend
         self.configuration = configuration
+        appAppearance = configuration.resolvedAppAppearance
         super.init()
         bridge = CenterForegroundBridge(center: self)
     }
@@ -162,7 +165,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
         _ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
     ) {
         let spec: RequestSpec
-        do { spec = try request.spec() } catch {
+        do { spec = try self.spec(of: request) } catch {
             queue.enqueue { completionHandler?(error) }
             return
         }
@@ -185,7 +188,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
     /// - Throws: ``UNError`` (`notificationsNotAllowed`, `notificationInvalidNoDate`, the attachment codes) or
     ///   ``NotificationRequestError`` (a trigger Apple would trap on, a `userInfo` that is not a property list).
     public func add(_ request: UNNotificationRequest) async throws {
-        let spec = try request.spec()
+        let spec = try self.spec(of: request)
         let configuration = configuration
         try await call { backend, app in
             // Attachments are checked again and moved into the data store here, in the app's process.
@@ -193,6 +196,13 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
                 try await backend.add($0, appID: app)
             }
         }
+    }
+
+    /// The engine's snapshot of `request`, with the app's name and icon on the desktop.
+    private func spec(of request: UNNotificationRequest) throws -> RequestSpec {
+        var spec = try request.spec()
+        spec.content.appAppearance = spec.content.appAppearance ?? appAppearance
+        return spec
     }
 
     /// Reads the requests waiting for their trigger.

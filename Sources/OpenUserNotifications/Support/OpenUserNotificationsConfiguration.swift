@@ -1,6 +1,7 @@
 import Foundation
 import NotificationAttachments
 import NotificationEngine
+import NotificationModel
 import NotificationWire
 import Synchronization
 
@@ -10,6 +11,9 @@ import Glibc
 
 /// How requests for permission are answered where no person can be asked. An addition of this library.
 public typealias AuthorizationPolicy = NotificationEngine.AuthorizationPolicy
+
+/// The app's name and icon on the desktop, read from its `Info.plist` or configured. An addition of this library.
+public typealias AppAppearance = NotificationModel.AppAppearance
 
 /// Settings of this library that Apple's framework does not have: where the store lives, which app this is, and
 /// how the system answers where no person is asked.
@@ -55,6 +59,13 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     /// `$XDG_DATA_HOME/openusernotifications/attachments`. The daemon uses its own environment's default, so an
     /// app that sets another path in daemon mode keeps its files after removal.
     public var attachmentStorePath: String?
+    /// The app's name on the desktop (the freedesktop `app_name`); `nil` means `OPENUN_APP_NAME`, else
+    /// `CFBundleDisplayName` or `CFBundleName` from the app's `Info.plist`, else the bundle identifier.
+    public var appDisplayName: String?
+    /// The app's icon on the desktop (the freedesktop `app_icon`): an image file's path or an icon-theme name;
+    /// `nil` means `OPENUN_APP_ICON`, else `CFBundleIconFile` or `CFBundleIconName` from the app's `Info.plist`,
+    /// else none (the server's default).
+    public var appIcon: String?
 
     /// How long a service extension may work on a push in embedded mode before `serviceExtensionTimeWillExpire()`:
     /// 30 seconds by default, as on iOS; `OPENUN_SERVICE_EXTENSION_BUDGET` (seconds) in the environment. The daemon
@@ -92,7 +103,8 @@ public struct OpenUserNotificationsConfiguration: Sendable {
 
     /// A configuration from the environment: `OPENUN_BUNDLE_ID`, `OPENUN_STORE`, `OPENUN_PENDING_CAP`
     /// (a number or `off`), `OPENUN_AUTHORIZATION` (`grant` or `deny`), `OPENUN_MODE` (`automatic`, `embedded`,
-    /// `daemon`), `OPENUN_SOCKET`, `OPENUN_BUNDLE_DIR`, `OPENUN_ATTACHMENTS` and `OPENUN_SERVICE_EXTENSION_BUDGET`.
+    /// `daemon`), `OPENUN_SOCKET`, `OPENUN_BUNDLE_DIR`, `OPENUN_ATTACHMENTS`, `OPENUN_SERVICE_EXTENSION_BUDGET`,
+    /// `OPENUN_APP_NAME` and `OPENUN_APP_ICON`.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Self {
         var configuration = Self()
         configuration.bundleIdentifier = environment["OPENUN_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
@@ -105,6 +117,8 @@ public struct OpenUserNotificationsConfiguration: Sendable {
         configuration.socketPath = environment["OPENUN_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.bundleDirectory = environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         configuration.attachmentStorePath = environment["OPENUN_ATTACHMENTS"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.appDisplayName = environment["OPENUN_APP_NAME"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.appIcon = environment["OPENUN_APP_ICON"].flatMap { $0.isEmpty ? nil : $0 }
         if let budget = environment["OPENUN_SERVICE_EXTENSION_BUDGET"].flatMap(TimeInterval.init), budget > 0 {
             configuration.serviceExtensionTimeBudget = budget
         }
@@ -139,6 +153,22 @@ public struct OpenUserNotificationsConfiguration: Sendable {
     /// else `$XDG_DATA_HOME/openusernotifications/attachments`.
     public var resolvedAttachmentStorePath: String {
         attachmentStorePath ?? AttachmentStore.defaultRootPath(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The app's name and icon on the desktop: ``appDisplayName`` and ``appIcon``, what they leave out taken from
+    /// the `Info.plist` in ``resolvedBundleDirectory`` (see ``AppAppearance/fromInfoPlist(inBundleDirectory:)``);
+    /// `nil` when neither is known. An icon given as a relative path is made absolute.
+    ///
+    /// Each request's content carries it, so the process that shows the notification needs no access to the app.
+    public var resolvedAppAppearance: AppAppearance? {
+        var icon = appIcon
+        if let path = icon, path.contains("/"), !path.hasPrefix("/") {
+            icon = URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+        let fromPlist = AppAppearance.fromInfoPlist(
+            inBundleDirectory: URL(fileURLWithPath: resolvedBundleDirectory, isDirectory: true))
+        let appearance = AppAppearance(displayName: appDisplayName, icon: icon).filled(from: fromPlist)
+        return appearance.isEmpty ? nil : appearance
     }
 
     /// The engine settings this configuration implies.

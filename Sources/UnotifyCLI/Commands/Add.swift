@@ -48,8 +48,14 @@ struct Add: AsyncParsableCommand {
     var attachments: [String] = []
     @Option(
         name: .customLong("bundle-dir"),
-        help: "The folder with <lang>.lproj/Localizable.strings or Localizable.xcstrings (default: OPENUN_BUNDLE_DIR, else the current folder).")
+        help: ArgumentHelp(
+            "The folder with <lang>.lproj/Localizable.strings or Localizable.xcstrings and the app's Info.plist (default: OPENUN_BUNDLE_DIR, else the current folder).",
+            discussion: "The Info.plist's CFBundleDisplayName or CFBundleName and CFBundleIconFile or CFBundleIconName name and picture the app on the desktop."))
     var bundleDirectory: String?
+    @Option(help: "The app's icon on the desktop: an image file (PNG, SVG, XPM, JPEG) or an icon-theme name such as mail-unread (default: OPENUN_APP_ICON, else the Info.plist's).")
+    var icon: String?
+    @Option(name: .customLong("app-name"), help: "The app's name on the desktop (default: OPENUN_APP_NAME, else the Info.plist's, else the --app identifier).")
+    var appName: String?
 
     func run() async throws {
         try await reportingErrors {
@@ -59,7 +65,14 @@ struct Add: AsyncParsableCommand {
             }
             let content = try makeContent()
             content.attachments = try attachments.enumerated().map { try Self.attachment($1, index: $0) }
+            let iconValue = try icon.map(Self.checkedIcon)
             let context = try CLIContext(global)
+            var configuration = context.configuration
+            configuration.bundleDirectory = bundleFolder
+            if let appName { configuration.appDisplayName = appName }
+            if let iconValue { configuration.appIcon = iconValue }
+            let center = UNUserNotificationCenter(
+                bundleIdentifier: context.appID, backend: context.backend, configuration: configuration)
             let state = try await context.backend.appState(appID: context.appID)
             if state.authorization == .notDetermined {
                 _ = try await context.backend.requestAuthorization(appID: context.appID, options: [.alert, .sound, .badge])
@@ -68,7 +81,7 @@ struct Add: AsyncParsableCommand {
             let request = UNNotificationRequest(
                 identifier: identifier, content: content, trigger: trigger.map { UNNotificationTrigger.make($0) })
             request.missedFirePolicy = policy
-            try await context.center.add(request)
+            try await center.add(request)
             let pending = try await context.backend.pendingRequests(appID: context.appID)
                 .first { $0.identifier == identifier }
             if global.json {
@@ -164,10 +177,35 @@ struct Add: AsyncParsableCommand {
     /// folder: resolved by the engine that delivers it, in the languages of that moment.
     private func localized(_ key: String?, _ arguments: [String]) -> String? {
         guard let key else { return nil }
+        return LocalizableString(key: key, arguments: arguments.map { .string($0) }, bundleDirectory: bundleFolder).encoded
+    }
+
+    /// The app's folder, absolute: `--bundle-dir`, else `OPENUN_BUNDLE_DIR`, else the current folder.
+    private var bundleFolder: String {
         let environment = ProcessInfo.processInfo.environment
         let folder = bundleDirectory ?? environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.currentDirectoryPath
-        let absolute = URL(fileURLWithPath: folder, isDirectory: true).standardizedFileURL.path
-        return LocalizableString(key: key, arguments: arguments.map { .string($0) }, bundleDirectory: absolute).encoded
+        return URL(fileURLWithPath: folder, isDirectory: true).standardizedFileURL.path
+    }
+
+    /// An `--icon` value: a readable file (made absolute) when it has a `/` or an image extension, else an
+    /// icon-theme name.
+    static func checkedIcon(_ value: String) throws -> String {
+        let imageExtensions: Set<String> = ["png", "svg", "xpm", "jpg", "jpeg"]
+        let isPath = value.contains("/") || imageExtensions.contains((value as NSString).pathExtension.lowercased())
+        guard isPath else {
+            guard !value.isEmpty, !value.contains(where: \.isWhitespace) else {
+                throw ValidationError("--icon takes an image file or an icon name such as mail-unread (got '\(value)')")
+            }
+            return value
+        }
+        let path = URL(fileURLWithPath: value).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            FileManager.default.isReadableFile(atPath: path)
+        else {
+            throw ValidationError("--icon: cannot read \(value)")
+        }
+        return path
     }
 }
