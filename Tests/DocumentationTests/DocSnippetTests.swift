@@ -108,6 +108,16 @@ struct DocSnippetTests {
             return parses { _ = try DaemonOptions.parse(arguments) }
         case "swift":
             return checkSwift(arguments)
+        case "sudo":
+            return check(arguments)
+        case "apt", "apt-get":
+            // Only installing a package the repository's build makes: `apt install ./.build/deb/<name>_*.deb`.
+            let local = arguments.filter { $0.hasPrefix("./") }
+            return arguments.first == "install" && local.allSatisfy { $0.hasPrefix("./.build/deb/openusernotifications_") }
+                ? nil : "apt only installs the package packaging/deb/build.sh makes"
+        case "packaging/deb/build.sh":
+            let options: Set<String> = ["--debug", "--bin-path", "--output", "--help", "-h"]
+            return arguments.first { $0.hasPrefix("-") && !options.contains($0) }.map { "build.sh has no option \($0)" }
         case "scripts/test", ".ci/run":
             return FileManager.default.isExecutableFile(atPath: Repository.root.appendingPathComponent(first).path)
                 ? nil : "\(first) is not an executable file of the repository"

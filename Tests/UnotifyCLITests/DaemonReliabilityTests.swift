@@ -97,6 +97,32 @@ func listeningSocket(at path: String, backlog: Int32) throws -> Int32 {
     return listener
 }
 
+/// Starts `daemon` as systemd starts a socket-activated service: `listener` as fd 3, `LISTEN_FDS=1` and `LISTEN_PID`
+/// set to the daemon's own pid (a shell sets it to its `$$` and then becomes the daemon), standard output discarded.
+/// - Returns: The daemon's pid; the caller kills and reaps it.
+func spawnSocketActivated(daemon: String, listener: Int32, arguments: [String], environment: [String]) throws -> pid_t {
+    let argv = ["/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#, daemon] + arguments
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, listener, 3)  // dup2 clears close-on-exec on fd 3
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    let cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+    defer { (cArguments + cEnvironment).forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, cArguments, cEnvironment)
+    guard spawned == 0 else { throw SystemError(errno: spawned) }
+    return pid
+}
+
 /// A failed system call in a test's own socket code.
 struct SystemError: Error { let errno: Int32 }
 
@@ -491,32 +517,14 @@ extension DaemonReliabilityTests {
         let listener = try listeningSocket(at: path, backlog: 16)
         defer { close(listener) }
 
-        // LISTEN_PID must be the daemon's own pid: a shell sets it to its $$ and then becomes the daemon (exec).
-        let daemon = try builtExecutable("unotifyd").path
-        let arguments = [
+        let pid = try spawnSocketActivated(
+            daemon: try builtExecutable("unotifyd").path, listener: listener,
             // --socket names another path: had the daemon bound a socket of its own, it would be there.
-            "/bin/sh", "-c", #"LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@""#, daemon, "--socket", unused, "--store",
-            folder.appendingPathComponent("store.sqlite").path, "--log-level", "warning", "--presenter", "terminal",
-            "--apns-address", "off",
-        ]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, listener, 3)  // dup2 clears close-on-exec on fd 3
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let variables: [String] = ["PATH=/usr/bin:/bin", "HOME=\(folder.path)"]
-        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
-        defer { (argv + environment).forEach { free($0) } }
-        var pid: pid_t = 0
-        try #require(posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environment) == 0)
+            arguments: [
+                "--socket", unused, "--store", folder.appendingPathComponent("store.sqlite").path, "--log-level",
+                "warning", "--presenter", "terminal", "--apns-address", "off",
+            ],
+            environment: ["PATH=/usr/bin:/bin", "HOME=\(folder.path)"])
         defer {
             kill(pid, SIGKILL)
             var status: Int32 = 0
