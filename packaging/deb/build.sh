@@ -11,7 +11,7 @@
 #                                           generate-manual tool (the engine of its GenerateManual plugin)
 #   bash, zsh and fish completions          from `unotify --generate-completion-script <shell>`
 #
-# Depends: is worked out from the binaries' shared libraries (ldd, then dpkg -S for the package of each).
+# Depends: is worked out from the libraries the binaries name (objdump's NEEDED, then dpkg -S for the package of each).
 # libdbus-1 is opened at run time, so it is a Recommends.
 #
 # Options:
@@ -21,7 +21,8 @@
 #   --debug          a debug build instead (statically linked too; only the link is redone after `swift build`),
 #                    compressed with gzip -1: the package scripts/test makes for DebianPackageTests in seconds
 # Environment: VERSION (default 0.1.0~git<date>.<commit>), SWIFT_BUILD_FLAGS (added to both swift build calls).
-# Takes about 8 minutes on 2 cores from a clean release build folder.
+# Needs (besides Swift): dpkg-dev's dpkg-deb, gzip, binutils' strip; libcurl4-openssl-dev for the release build
+# (Foundation's networking archive links -lcurl). Takes about 8 minutes on 2 cores from a clean release build folder.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$(pwd)"
@@ -31,14 +32,21 @@ configuration=release
 output="$root/.build/deb"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --bin-path) bin_path="$(cd "$2" && pwd)"; shift 2 ;;
+    --bin-path)
+      [ -x "${2:-}/unotify" ] && [ -x "$2/unotifyd" ] || { echo "build.sh: --bin-path: no unotify and unotifyd in '${2:-}'" >&2; exit 64; }
+      bin_path="$(cd "$2" && pwd)"; shift 2 ;;
     --debug) configuration=debug; shift ;;
     --output) mkdir -p "$2"; output="$(cd "$2" && pwd)"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build.sh: unknown argument $1 (see --help)" >&2; exit 64 ;;
   esac
 done
-for tool in dpkg-deb dpkg gzip ldd; do
+if [ "$configuration" = release ] && [ -z "$bin_path" ] && ! ldconfig -p | grep -q 'libcurl.so '; then
+  # Foundation's networking archive asks the linker for -lcurl: a static link needs the development symlink.
+  echo "build.sh: a release build links Foundation statically, which needs libcurl.so: apt install libcurl4-openssl-dev" >&2
+  exit 1
+fi
+for tool in dpkg-deb dpkg gzip ldd objdump; do
   command -v "$tool" >/dev/null || { echo "build.sh: $tool is needed (Debian's dpkg, gzip, libc-bin)" >&2; exit 1; }
 done
 
@@ -110,17 +118,24 @@ done
 install -d "$package/usr/share/doc/$name"
 gzip -9n < README.md > "$package/usr/share/doc/$name/README.md.gz"
 
-# Depends: the package of each shared library the binaries load.
+# Depends: the package of each shared library the binaries name (NEEDED; what those load in turn is their packages'
+# business), found through the paths ldd resolves.
 depends=()
-while read -r library; do
-  owner="$(dpkg -S "$(readlink -f "$library")" 2>/dev/null | head -1 | cut -d: -f1)" \
-    || owner="$(dpkg -S "$library" 2>/dev/null | head -1 | cut -d: -f1)" || true
+resolved="$(ldd "$package/usr/bin/unotify" "$package/usr/bin/unotifyd")"
+# dpkg knows a file by the path its package installed: /lib/... or /usr/lib/... (merged /usr), so both are asked.
+owner_of() { { dpkg -S "$1" 2>/dev/null || dpkg -S "$(readlink -f "$1")" 2>/dev/null || true; } | head -1 | cut -d: -f1; }
+while read -r needed; do
+  library="$(awk -v name="$needed" '$1 == name && $2 == "=>" { print $3; exit }' <<< "$resolved")"
+  case "$needed" in
+    ld-linux*) owner=libc6 ;;  # the dynamic loader: ldd shows it without "=>"
+    *) owner="$([ -n "$library" ] && owner_of "$library")" || true ;;
+  esac
   if [ -z "$owner" ]; then
-    echo "build.sh: $library comes from no Debian package (a Swift runtime library? build with --static-swift-stdlib)" >&2
+    echo "build.sh: $needed comes from no Debian package (a Swift runtime library? build with --static-swift-stdlib)" >&2
     exit 1
   fi
   depends+=("$owner")
-done < <(ldd "$package/usr/bin/unotify" "$package/usr/bin/unotifyd" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u)
+done < <(objdump -p "$package/usr/bin/unotify" "$package/usr/bin/unotifyd" | awk '$1 == "NEEDED" { print $2 }' | sort -u)
 depends_line="$(printf '%s\n' "${depends[@]}" | sort -u | paste -sd, - | sed 's/,/, /g')"
 
 install -d "$package/DEBIAN"
