@@ -59,6 +59,11 @@ for library in CoreFoundation _FoundationCollections _FoundationCShims _Foundati
   static+=(-Xlinker "-l$library")
 done
 if [ -z "$bin_path" ]; then
+  # Compiled as an ordinary build first, then only linked statically: an object compiled under
+  # --static-swift-stdlib names the static archives' libraries (-lCoreFoundation, ...), and SwiftPM would reuse it for
+  # the next ordinary build of the folder, whose link then fails. Compiled this way, both links work.
+  swift build -c "$configuration" --product unotify "${extra[@]}" >&2
+  swift build -c "$configuration" --product unotifyd "${extra[@]}" >&2
   swift build -c "$configuration" "${static[@]}" --product unotify "${extra[@]}" >&2
   swift build -c "$configuration" "${static[@]}" --product unotifyd "${extra[@]}" >&2
   bin_path="$(swift build -c "$configuration" "${static[@]}" --show-bin-path "${extra[@]}")"
