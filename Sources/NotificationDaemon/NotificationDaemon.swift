@@ -399,6 +399,16 @@ public actor NotificationDaemon {
         case .add(let spec):
             try await scheduler.add(spec, appID: app)
             return .done
+        case .addBatch(let specs):
+            do {
+                let result = try await scheduler.add(contentsOf: specs, appID: app)
+                return .batchAdded(BatchAddReport(added: result.added, discarded: result.discarded, refusals: []))
+            } catch let error as BatchAddError {
+                let refusals = error.refusals.map {
+                    BatchAddReport.Refusal(index: $0.index, code: $0.error.code.name, message: $0.error.message)
+                }
+                return .batchAdded(BatchAddReport(added: 0, discarded: [], refusals: refusals))
+            }
         case .pendingRequests: return .pendingRequests(try await scheduler.pendingRequests(appID: app))
         case .removePending(let identifiers):
             try await scheduler.removePending(appID: app, identifiers: identifiers)

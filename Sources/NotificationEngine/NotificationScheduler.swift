@@ -20,7 +20,7 @@ public actor NotificationScheduler {
     /// Starts apps' declared service extension executables (NotificationScheduler+ServiceExtensions.swift).
     nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
-    private let wake = WakeSignal()
+    let wake = WakeSignal()
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
     /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
@@ -72,14 +72,9 @@ public actor NotificationScheduler {
         guard state.authorization != .denied else {
             throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
         }
-        if let trigger = spec.trigger { try TriggerPlanner.validate(trigger) }
-        try Self.checkLimits(of: spec.content)
-        try checkPlannedZone()
         let now = clock.now
-        let fireDate = TriggerPlanner.firstFireDate(for: spec.trigger, addedAt: now, calendar: clock.calendar)
-        if fireDate == nil, case .calendar = spec.trigger {
-            throw EngineError(.invalidNoDate, "no date matches the calendar trigger of '\(spec.identifier)'")
-        }
+        let fireDate = try Self.checkedFirstFireDate(of: spec, at: now, calendar: clock.calendar)
+        try checkPlannedZone()
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
         let replaced = pendingRequests(replacedBy: spec.identifier, appID: appID)
         let insertion = try storeCall { try store.insertPending(request, cap: configuration.pendingCap, at: now) }
@@ -481,7 +476,7 @@ public actor NotificationScheduler {
     // MARK: - Time zones
 
     /// Re-plans floating calendar triggers when the zone differs from the one the store's plan was made in.
-    private func checkPlannedZone() throws {
+    func checkPlannedZone() throws {
         let zone = clock.timeZone.identifier
         if plannedTimeZone == nil {
             plannedTimeZone = try storeCall { try store.metadata(Self.planZoneKey) }

@@ -149,39 +149,86 @@ public final class SQLiteNotificationStore: NotificationStore {
             try record.insert(db)
             if let key = record.calendarKey, case .calendar? = request.spec.trigger {
                 try db.execute(
-                    sql: """
-                        INSERT INTO floatingPlan (key, app, trigger, nextFire) VALUES (?, ?, ?, ?)
-                        ON CONFLICT(key) DO UPDATE SET nextFire = MIN(COALESCE(nextFire, excluded.nextFire), excluded.nextFire)
-                        """,
+                    sql: Self.upsertPlan,
                     arguments: [key, request.appID, try JSON.encode(request.spec.trigger), request.nextFireDate?.timeIntervalSince1970])
             }
             var stored = request
             stored.revision = record.id!
-            var discarded: [PendingRequest] = []
-            if let cap {
-                let excess = try PendingRecord.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
-                        WHERE p.app = ? AND COALESCE(p.nextFire, f.nextFire) IS NOT NULL
-                        ORDER BY COALESCE(p.nextFire, f.nextFire), p.id LIMIT -1 OFFSET ?
-                        """,
-                    arguments: [request.appID, max(cap, 0)])
-                for record in excess {
-                    _ = try record.delete(db)
-                    guard let request = try? record.request() else { continue }  // unreadable: dropped, no history
-                    discarded.append(request)
-                    var entry = try HistoryRecord(
-                        HistoryEntry(
-                            appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
-                            dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [],
-                            outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept"))
-                    try entry.insert(db)
-                }
-                if !excess.isEmpty { try Self.pruneFloatingPlans(db) }
-            }
+            let discarded = try cap.map { try Self.applyCap($0, appID: request.appID, at: date, db) } ?? []
             return PendingInsertion(stored: stored, discarded: discarded)
         }
+    }
+
+    public func insertPending(batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date) throws
+        -> [PendingRequest]
+    {
+        guard !requests.isEmpty else { return [] }
+        // Encoded before the transaction, so the write lock is held for the SQL alone.
+        let records = try requests.map { try PendingRecord($0) }
+        let plans: [Data?] = try requests.map { request in
+            guard case .calendar? = request.spec.trigger, request.isFloating else { return nil }
+            return try JSON.encode(request.spec.trigger)
+        }
+        return try writer.write { db in
+            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+            let delete = try db.cachedStatement(sql: "DELETE FROM pending WHERE app = ? AND identifier = ?")
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO pending (app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let plan = try db.cachedStatement(sql: Self.upsertPlan)
+            for (index, record) in records.enumerated() {
+                try delete.execute(arguments: [record.app, record.identifier])
+                try insert.execute(arguments: [
+                    record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
+                    record.calendarKey, record.regionState,
+                ])
+                if let key = record.calendarKey, let trigger = plans[index] {
+                    try plan.execute(
+                        arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
+                }
+            }
+            guard let cap else { return [] }
+            var discarded: [PendingRequest] = []
+            for app in Set(records.map(\.app)).sorted() {
+                discarded += try Self.applyCap(cap, appID: app, at: date, db)
+            }
+            return discarded
+        }
+    }
+
+    /// A floating calendar trigger's plan: created, or moved to the sooner of its instant and the new request's.
+    private static let upsertPlan = """
+        INSERT INTO floatingPlan (key, app, trigger, nextFire) VALUES (?, ?, ?, ?)
+        ON CONFLICT(key) DO UPDATE SET nextFire = MIN(COALESCE(nextFire, excluded.nextFire), excluded.nextFire)
+        """
+
+    /// Keeps the app's `cap` soonest-firing dated requests, deleting the others with a `discarded` history entry.
+    /// - Returns: The deleted requests.
+    private static func applyCap(_ cap: Int, appID: String, at date: Date, _ db: Database) throws -> [PendingRequest] {
+        let excess = try PendingRecord.fetchAll(
+            db,
+            sql: """
+                SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
+                WHERE p.app = ? AND COALESCE(p.nextFire, f.nextFire) IS NOT NULL
+                ORDER BY COALESCE(p.nextFire, f.nextFire), p.id LIMIT -1 OFFSET ?
+                """,
+            arguments: [appID, max(cap, 0)])
+        var discarded: [PendingRequest] = []
+        for record in excess {
+            _ = try record.delete(db)
+            guard let request = try? record.request() else { continue }  // unreadable: dropped, no history
+            discarded.append(request)
+            var entry = try HistoryRecord(
+                HistoryEntry(
+                    appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
+                    dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [],
+                    outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept"))
+            try entry.insert(db)
+        }
+        if !excess.isEmpty { try pruneFloatingPlans(db) }
+        return discarded
     }
 
     /// Deletes plans that no request follows any more.
