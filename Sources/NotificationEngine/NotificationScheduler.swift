@@ -21,6 +21,8 @@ public actor NotificationScheduler {
     nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
     let wake = WakeSignal()
+    /// Concurrent adds share a transaction (GroupCommit.swift).
+    private let commits: GroupCommit
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
     /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
@@ -59,6 +61,7 @@ public actor NotificationScheduler {
         self.presenter = presenter
         self.configuration = configuration
         self.logger = logger
+        commits = GroupCommit(store: store, cap: configuration.pendingCap)
     }
 
     // MARK: - Requests
@@ -67,7 +70,10 @@ public actor NotificationScheduler {
     ///
     /// - Throws: ``EngineError`` with `notificationsNotAllowed` when the app was denied, `invalidTrigger` for a
     ///   trigger Apple would trap on, `invalidNoDate` when a calendar trigger can never match.
-    public func add(_ spec: RequestSpec, appID: String) throws {
+    ///
+    /// Adds that arrive together (from several clients of the daemon) share one store transaction and one `fsync`;
+    /// each returns once its own request is durable.
+    public func add(_ spec: RequestSpec, appID: String) async throws {
         let state = try appState(appID: appID)
         guard state.authorization != .denied else {
             throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
@@ -77,9 +83,12 @@ public actor NotificationScheduler {
         try checkPlannedZone()
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
         let replaced = pendingRequests(replacedBy: spec.identifier, appID: appID)
-        let insertion = try storeCall { try store.insertPending(request, cap: configuration.pendingCap, at: now) }
-        discardAttachments(of: replaced + insertion.discarded.map(\.spec), appID: appID)
-        for discarded in insertion.discarded {
+        let discardedByCap: [PendingRequest]
+        do { discardedByCap = try await commits.insert(request) } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
+        discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)
+        for discarded in discardedByCap {
             logger.warning(
                 "discarded pending request: more than the pending cap",
                 metadata: ["app": "\(appID)", "request": "\(discarded.identifier)"])

@@ -7,6 +7,7 @@ import Glibc
 import NotificationEngine
 import NotificationLocation
 import NotificationModel
+import Synchronization
 
 /// The SQLite implementation of ``NotificationStore``, through GRDB.
 ///
@@ -163,23 +164,19 @@ public final class SQLiteNotificationStore: NotificationStore {
         -> [PendingRequest]
     {
         guard !requests.isEmpty else { return [] }
-        // Encoded before the transaction, so the write lock is held for the SQL alone.
-        let records = try requests.map { try PendingRecord($0) }
-        let plans: [Data?] = try requests.map { request in
-            guard case .calendar? = request.spec.trigger, request.isFloating else { return nil }
-            return try JSON.encode(request.spec.trigger)
-        }
+        // Encoded before the transaction, so the write lock is held for the SQL alone, and on every core.
+        let (records, plans) = try Self.encoded(requests)
         return try writer.write { db in
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
-            let delete = try db.cachedStatement(sql: "DELETE FROM pending WHERE app = ? AND identifier = ?")
+            // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
+            // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO pending (app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState)
+                    INSERT OR REPLACE INTO pending (app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let plan = try db.cachedStatement(sql: Self.upsertPlan)
             for (index, record) in records.enumerated() {
-                try delete.execute(arguments: [record.app, record.identifier])
                 try insert.execute(arguments: [
                     record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
                     record.calendarKey, record.regionState,
@@ -196,6 +193,37 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
             return discarded
         }
+    }
+
+    /// The rows of `requests` and, for floating calendar triggers, their plans' trigger JSON: encoded in chunks
+    /// on every core (JSON encoding costs more than the SQL).
+    private static func encoded(_ requests: [PendingRequest]) throws -> ([PendingRecord], [Data?]) {
+        let chunk = 2_048
+        let chunks = (requests.count + chunk - 1) / chunk
+        let results = Mutex([Int: Result<[(PendingRecord, Data?)], any Error>]())
+        DispatchQueue.concurrentPerform(iterations: chunks) { part in
+            let encoder = JSON.makeEncoder()
+            let slice = requests[part * chunk..<min((part + 1) * chunk, requests.count)]
+            let result = Result {
+                try slice.map { request -> (PendingRecord, Data?) in
+                    let record = try PendingRecord(request, encoder: encoder)
+                    guard record.calendarKey != nil else { return (record, nil) }
+                    return (record, try encoder.encode(request.spec.trigger))
+                }
+            }
+            results.withLock { $0[part] = result }
+        }
+        var records: [PendingRecord] = []
+        var plans: [Data?] = []
+        records.reserveCapacity(requests.count)
+        plans.reserveCapacity(requests.count)
+        for part in 0..<chunks {
+            for (record, plan) in try results.withLock({ $0[part]! }).get() {
+                records.append(record)
+                plans.append(plan)
+            }
+        }
+        return (records, plans)
     }
 
     /// A floating calendar trigger's plan: created, or moved to the sooner of its instant and the new request's.
