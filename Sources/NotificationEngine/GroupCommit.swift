@@ -13,6 +13,7 @@ final class GroupCommit: Sendable {
     /// An add waiting for its transaction.
     private struct Waiting {
         var request: PendingRequest
+        var cap: Int?
         var continuation: CheckedContinuation<[PendingRequest], any Error>
     }
 
@@ -21,30 +22,32 @@ final class GroupCommit: Sendable {
         var writing = false
     }
 
-    private let write: @Sendable ([PendingRequest]) throws -> [PendingRequest]
+    private let write: @Sendable ([PendingRequest], Int?) throws -> [PendingRequest]
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "OpenUserNotifications.group-commit")
 
-    /// - Parameter write: Stores requests in one transaction and returns those the pending cap discarded
+    /// - Parameter write: Stores requests in one transaction with a pending cap and returns those the cap discarded
     ///   (``NotificationStore/insertPending(batch:cap:at:)``).
-    init(write: @escaping @Sendable ([PendingRequest]) throws -> [PendingRequest]) {
+    init(write: @escaping @Sendable ([PendingRequest], Int?) throws -> [PendingRequest]) {
         self.write = write
     }
 
-    /// Group commit into `store`, with the engine's pending cap (the store's own policy takes precedence).
-    convenience init(store: any NotificationStore, cap: Int?) {
-        self.init { requests in try store.insertPending(batch: requests, cap: cap, at: requests.last?.addedAt ?? Date()) }
+    /// Group commit into `store` (whose own pending cap takes precedence over the one each insert names).
+    convenience init(store: any NotificationStore) {
+        self.init { requests, cap in try store.insertPending(batch: requests, cap: cap, at: requests.last?.addedAt ?? Date()) }
     }
 
     /// Stores `request` in the next transaction and returns once that transaction is committed.
     ///
+    /// Requests with different caps (an add's, and a push's `nil`) go in different transactions, in arrival order.
+    ///
     /// - Returns: The requests of the same app that the pending cap discarded in that transaction (given to the last
     ///   add of the app in it; the others get none), so each is handled once.
     /// - Throws: What the store threw; the whole transaction, this request included, is then not stored.
-    func insert(_ request: PendingRequest) async throws -> [PendingRequest] {
+    func insert(_ request: PendingRequest, cap: Int?) async throws -> [PendingRequest] {
         try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLock { state in
-                state.waiting.append(Waiting(request: request, continuation: continuation))
+                state.waiting.append(Waiting(request: request, cap: cap, continuation: continuation))
                 guard !state.writing else { return false }
                 state.writing = true
                 return true
@@ -60,14 +63,17 @@ final class GroupCommit: Sendable {
     private func writeUntilEmpty() {
         while true {
             let batch = state.withLock { state in
-                let batch = state.waiting
-                state.waiting = []
+                // The leading run of waiting adds with the same cap.
+                let cap = state.waiting.first?.cap
+                let count = state.waiting.firstIndex { $0.cap != cap } ?? state.waiting.count
+                let batch = Array(state.waiting.prefix(count))
+                state.waiting.removeFirst(count)
                 if batch.isEmpty { state.writing = false }
                 return batch
             }
             guard !batch.isEmpty else { return }
             do {
-                let discarded = try write(batch.map(\.request))
+                let discarded = try write(batch.map(\.request), batch[0].cap)
                 let byApp = Dictionary(grouping: discarded, by: \.appID)
                 let lastOfApp = Dictionary(batch.indices.map { (batch[$0].request.appID, $0) }) { _, later in later }
                 for (index, waiting) in batch.enumerated() {

@@ -244,8 +244,11 @@ extension NotificationScheduler {
             if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
             return .modifying
         }
-        // No pending cap: a push is due at once and never waits behind local requests.
-        _ = try storeCall { try store.insertPending(request, cap: nil, at: now) }
+        // No pending cap: a push is due at once and never waits behind local requests. Pushes arriving together
+        // (many streams of the APNs endpoint) share a transaction.
+        do { _ = try await commits.insert(request, cap: nil) } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
         storeDidChange()
         if deliver { await deliverDue() }
         if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }

@@ -21,8 +21,8 @@ public actor NotificationScheduler {
     nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
     let wake = WakeSignal()
-    /// Concurrent adds share a transaction (GroupCommit.swift).
-    private let commits: GroupCommit
+    /// Concurrent adds and pushes share a transaction (GroupCommit.swift).
+    let commits: GroupCommit
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
     /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
@@ -61,7 +61,7 @@ public actor NotificationScheduler {
         self.presenter = presenter
         self.configuration = configuration
         self.logger = logger
-        commits = GroupCommit(store: store, cap: configuration.pendingCap)
+        commits = GroupCommit(store: store)
     }
 
     // MARK: - Requests
@@ -84,7 +84,7 @@ public actor NotificationScheduler {
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
         let replaced = pendingRequests(replacedBy: spec.identifier, appID: appID)
         let discardedByCap: [PendingRequest]
-        do { discardedByCap = try await commits.insert(request) } catch {
+        do { discardedByCap = try await commits.insert(request, cap: configuration.pendingCap) } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
         discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)

@@ -15,7 +15,7 @@ struct GroupCommitTests {
         let releaseFirst = DispatchSemaphore(value: 0)
         let failing = Mutex<Set<String>>([])
 
-        func write(_ requests: [PendingRequest]) throws -> [PendingRequest] {
+        func write(_ requests: [PendingRequest], cap: Int? = nil) throws -> [PendingRequest] {
             let isFirst = batches.withLock { batches in
                 batches.append(requests.map(\.identifier))
                 return batches.count == 1
@@ -40,13 +40,13 @@ struct GroupCommitTests {
     @Test("while one transaction is written, 20 adds wait and then share one; each returns after its own commit")
     func sharesTransactions() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try writer.write($0) }
-        let first = Task { try await commit.insert(Self.request("first")) }
+        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
         let returned = Counter()
         let others = (1...20).map { index in
             Task {
-                let result = try await commit.insert(Self.request("r\(index)"))
+                let result = try await commit.insert(Self.request("r\(index)"), cap: 64)
                 returned.increment()
                 return result
             }
@@ -68,31 +68,48 @@ struct GroupCommitTests {
     func failure() async throws {
         let writer = Writer()
         writer.failing.withLock { $0 = ["bad"] }
-        let commit = GroupCommit { try writer.write($0) }
-        let first = Task { try await commit.insert(Self.request("first")) }
+        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
-        let bad = Task { try await commit.insert(Self.request("bad")) }
-        let sharing = Task { try await commit.insert(Self.request("shares-with-bad")) }
+        let bad = Task { try await commit.insert(Self.request("bad"), cap: 64) }
+        let sharing = Task { try await commit.insert(Self.request("shares-with-bad"), cap: 64) }
         for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
         writer.releaseFirst.signal()
         _ = try await first.value
         await #expect(throws: EngineError.self) { try await bad.value }
         await #expect(throws: EngineError.self) { try await sharing.value }
-        _ = try await commit.insert(Self.request("after"))
+        _ = try await commit.insert(Self.request("after"), cap: 64)
         #expect(writer.batches.withLock { $0 }.last == ["after"])
+    }
+
+    @Test("adds with another cap (a push's none) wait for a transaction of their own, in arrival order")
+    func separateCaps() async throws {
+        let writer = Writer()
+        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
+        await offPool { writer.firstStarted.wait() }
+        let a = Task { try await commit.insert(Self.request("add-1"), cap: 64) }
+        for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let push = Task { try await commit.insert(Self.request("push"), cap: nil) }
+        for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        let b = Task { try await commit.insert(Self.request("add-2"), cap: 64) }
+        for _ in 0..<2_000 where commit.waitingCount < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        writer.releaseFirst.signal()
+        for task in [first, a, push, b] { _ = try await task.value }
+        #expect(writer.batches.withLock { $0 } == [["first"], ["add-1"], ["push"], ["add-2"]])
     }
 
     @Test("the cap's discards of an app go to the app's last add in the transaction, once")
     func discardsOnce() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try writer.write($0) }
-        let first = Task { try await commit.insert(Self.request("first")) }
+        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
-        let a1 = Task { try await commit.insert(Self.request("drop-a", app: "a")) }
+        let a1 = Task { try await commit.insert(Self.request("drop-a", app: "a"), cap: 64) }
         for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
-        let a2 = Task { try await commit.insert(Self.request("keep-a", app: "a")) }
+        let a2 = Task { try await commit.insert(Self.request("keep-a", app: "a"), cap: 64) }
         for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        let b = Task { try await commit.insert(Self.request("drop-b", app: "b")) }
+        let b = Task { try await commit.insert(Self.request("drop-b", app: "b"), cap: 64) }
         for _ in 0..<2_000 where commit.waitingCount < 3 { try await Task.sleep(for: .milliseconds(1)) }
         writer.releaseFirst.signal()
         _ = try await first.value
