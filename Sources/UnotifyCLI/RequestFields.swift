@@ -14,8 +14,10 @@ struct RequestFields {
     var badge: Int?
     var category = ""
     var thread = ""
-    /// A JSON object, as text.
+    /// A JSON object, as text (`add --user-info`).
     var userInfo: String?
+    /// A JSON object already parsed (an import line's `user-info` object), used instead of ``userInfo``.
+    var userInfoObject: [String: Any]?
     var interruptionLevel = "active"
     var missed = "deliver"
     var titleKey: String?
@@ -81,8 +83,11 @@ struct RequestFields {
             throw ValidationError("--interruption-level takes passive, active, time-sensitive or critical")
         }
         content.interruptionLevel = level
-        if let userInfo {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(userInfo.utf8)) as? [String: Any] else {
+        if userInfoObject != nil || userInfo != nil {
+            guard
+                let object = userInfoObject
+                    ?? userInfo.flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+            else {
                 throw ValidationError("--user-info must be a JSON object, such as '{\"task\": 42}'")
             }
             do {
@@ -103,11 +108,16 @@ struct RequestFields {
 
     /// The app's folder, absolute: `bundle-dir`, else `OPENUN_BUNDLE_DIR`, else the current folder.
     var bundleFolder: String {
-        let environment = ProcessInfo.processInfo.environment
-        let folder = bundleDirectory ?? environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let bundleDirectory else { return Self.defaultBundleFolder }
+        return URL(fileURLWithPath: bundleDirectory, isDirectory: true).standardizedFileURL.path
+    }
+
+    /// `OPENUN_BUNDLE_DIR`, else the current folder, absolute: read once (an import asks for it on every line).
+    static let defaultBundleFolder: String = {
+        let folder = ProcessInfo.processInfo.environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.currentDirectoryPath
         return URL(fileURLWithPath: folder, isDirectory: true).standardizedFileURL.path
-    }
+    }()
 }
 
 extension RequestFields {
@@ -160,7 +170,7 @@ extension RequestFields {
             if let text = value as? String {
                 userInfo = text
             } else if let dictionary = value as? [String: Any] {
-                userInfo = String(decoding: try JSONSerialization.data(withJSONObject: dictionary), as: UTF8.self)
+                userInfoObject = dictionary
             } else {
                 throw ValidationError("'user-info' must be a JSON object")
             }

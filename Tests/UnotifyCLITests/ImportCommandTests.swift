@@ -76,6 +76,24 @@ struct ImportCommandTests {
         #expect(listed.contains("ok") && listed.contains("ok2"))
     }
 
+    @Test("lines parsed in chunks keep their numbers and their order across chunk boundaries")
+    func manyChunks() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var lines = (1...9_000).map { #"{"id": "same", "title": "line \#($0)", "in": "1h"}"# }
+        for bad in [1, 4_096, 4_097, 9_000] { lines[bad - 1] = #"{"id": 5}"# }
+        let path = try Self.file(lines, in: folder)
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
+        let command = try RunningCommand(["import", path], environment: environment)
+        await command.waitForExit()
+        _ = await command.wait(upTo: 1) { _, err in err.contains("nothing imported") }
+        let numbers = command.stderr.split(separator: "\n").filter { $0.hasPrefix("line ") }.map { $0.split(separator: ":")[0] }
+        #expect(numbers == ["line 1", "line 4096", "line 4097", "line 9000"], "\(command.stderr)")
+        // With the bad lines skipped, the last good line wins the identifier: order is the file's.
+        _ = try await runToEnd(["import", path, "--skip-invalid", "--batch-size", "1000"], environment: environment)
+        #expect(try await runToEnd(["list"], environment: environment).contains("line 8999"))
+    }
+
     @Test("standard input, batches smaller than the file, a JSON summary, and the cap's discards named")
     func standardInput() async throws {
         let (store, folder) = temporaryStore()

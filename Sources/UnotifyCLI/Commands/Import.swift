@@ -3,6 +3,7 @@ import Foundation
 import NotificationEngine
 import NotificationModel
 import OpenUserNotifications
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -111,16 +112,41 @@ struct Import: AsyncParsableCommand {
         return data
     }
 
-    /// Every line, as a request or as the reason it is not one.
+    /// Every line, as a request or as the reason it is not one, in file order. Lines are parsed in chunks on every
+    /// core (parsing costs about as much as storing).
     private func parse(_ data: Data, context: CLIContext) -> ([Item], [BadLine]) {
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let chunk = 4_096
+        let chunks = (lines.count + chunk - 1) / chunk
+        let results = Mutex([Int: ([Item], [BadLine])]())
+        let (appID, configuration) = (context.appID, context.configuration)
+        DispatchQueue.concurrentPerform(iterations: chunks) { part in
+            let range = part * chunk..<min((part + 1) * chunk, lines.count)
+            let parsed = Self.parse(lines[range], firstLine: range.lowerBound + 1, appID: appID, configuration: configuration)
+            results.withLock { $0[part] = parsed }
+        }
+        var items: [Item] = []
+        var bad: [BadLine] = []
+        items.reserveCapacity(lines.count)
+        for part in 0..<chunks {
+            let (chunkItems, chunkBad) = results.withLock { $0[part]! }
+            items += chunkItems
+            bad += chunkBad
+        }
+        return (items, bad)
+    }
+
+    /// The lines of one chunk; `firstLine` is the number of its first line in the file.
+    private static func parse(
+        _ lines: ArraySlice<Data>, firstLine: Int, appID defaultApp: String, configuration: OpenUserNotificationsConfiguration
+    ) -> ([Item], [BadLine]) {
         var items: [Item] = []
         var bad: [BadLine] = []
         var appearances: [String: AppAppearance?] = [:]
         let now = Date()
         let calendar = Calendar.current
-        var lineNumber = 0
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNumber += 1
+        for (offset, line) in lines.enumerated() {
+            let lineNumber = firstLine + offset
             var bytes = line[...]
             if bytes.last == 0x0D { bytes = bytes.dropLast() }
             guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
@@ -129,7 +155,7 @@ struct Import: AsyncParsableCommand {
                     throw ValidationError("not a JSON object")
                 }
                 let fields = try RequestFields(json: object)
-                var appID = context.appID
+                var appID = defaultApp
                 if let value = object["app"], !(value is NSNull) {
                     guard let app = value as? String else { throw ValidationError("'app' must be a string") }
                     try AppIdentifier.validate(app)
@@ -139,12 +165,12 @@ struct Import: AsyncParsableCommand {
                 _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
                 let key = [fields.bundleFolder, fields.icon ?? "", fields.appName ?? ""].joined(separator: "\u{1F}")
                 if appearances[key] == nil {
-                    appearances[key] = .some(try fields.configuring(context.configuration).resolvedAppAppearance)
+                    appearances[key] = .some(try fields.configuring(configuration).resolvedAppAppearance)
                 }
                 spec.content.appAppearance = spec.content.appAppearance ?? appearances[key] ?? nil
                 items.append(Item(line: lineNumber, appID: appID, spec: spec))
             } catch {
-                bad.append(BadLine(line: lineNumber, message: Self.message(error)))
+                bad.append(BadLine(line: lineNumber, message: message(error)))
             }
         }
         return (items, bad)
