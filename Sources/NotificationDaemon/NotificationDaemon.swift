@@ -122,7 +122,12 @@ public actor NotificationDaemon {
                 logger.error("the APNs endpoint did not start: \(error)", metadata: ["address": "\(endpoint.configuration.address)"])
             }
         }
-        let monitor = StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
+        // Every write to the file wakes the monitor, the engine's own too: only another process's wakes the loop.
+        let sqliteStore = scheduler.store as? SQLiteNotificationStore
+        _ = sqliteStore?.changedElsewhere()
+        let monitor = StoreFileMonitor(storePath: configuration.storePath) {
+            if sqliteStore?.changedElsewhere() ?? true { scheduler.storeDidChange() }
+        }
         // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
         let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
         // The system zone changed: re-plan floating calendar triggers.

@@ -20,11 +20,16 @@ public actor NotificationScheduler {
     /// Starts apps' declared service extension executables (NotificationScheduler+ServiceExtensions.swift).
     nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
-    let wake = WakeSignal()
+    nonisolated let wake = WakeSignal()
     /// Concurrent adds and pushes share a transaction (GroupCommit.swift).
     let commits: GroupCommit
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
+    /// While ``run()`` sleeps: the instant it sleeps until (`.distantFuture` when nothing is dated); `nil` while it
+    /// works or does not run. An add due no sooner needs no wake-up: the loop reads the store again at that instant.
+    private var plannedWake: Date?
+    /// The instant the sleeping loop waits for (for tests); `nil` while it works or does not run.
+    var sleepingUntil: Date? { plannedWake }
     /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
     private var claimFailedAt: Date?
     /// The last location fix, in memory only (NotificationScheduler+Location.swift).
@@ -92,6 +97,9 @@ public actor NotificationScheduler {
             logger.warning(
                 "discarded pending request: more than the pending cap",
                 metadata: ["app": "\(appID)", "request": "\(discarded.identifier)"])
+        }
+        if let planned = plannedWake, let fireDate, fireDate >= planned {
+            return  // the loop wakes at `planned` and reads the store again then
         }
         wake.signal()
     }
@@ -353,7 +361,9 @@ public actor NotificationScheduler {
             if let failed = claimFailedAt, let planned = next, planned < failed + Self.storeRetryDelay {
                 next = failed + Self.storeRetryDelay
             }
+            plannedWake = next ?? .distantFuture
             await waitForWork(until: next, seen: seen)
+            plannedWake = nil
         }
     }
 

@@ -16,6 +16,8 @@ import Synchronization
 /// share one file. Each method is one transaction.
 public final class SQLiteNotificationStore: NotificationStore {
     let writer: any DatabaseWriter
+    /// The writer connection's `data_version` when ``changedElsewhere()`` last read it.
+    private let seenDataVersion = Mutex<Int?>(nil)
 
     /// Opens (creating if needed) the store at `path`, creating missing parent folders and migrating the schema.
     ///
@@ -66,6 +68,19 @@ public final class SQLiteNotificationStore: NotificationStore {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the store at \(path) has a schema this version cannot read")
         }
         writer = queue
+    }
+
+    /// Whether another connection, such as another process's, committed to the store since the last call (the first
+    /// call answers `true`): SQLite's `PRAGMA data_version` on the writer connection, which this store's own commits
+    /// leave alone. A ``StoreFileMonitor`` sees every write to the file, the engine's own included; asking this
+    /// first spares the engine a loop pass for each of its own writes. Answers `true` when it cannot tell.
+    public func changedElsewhere() -> Bool {
+        guard let version = try? writer.writeWithoutTransaction({ db in try Int.fetchOne(db, sql: "PRAGMA data_version") })
+        else { return true }
+        return seenDataVersion.withLock { seen in
+            defer { seen = version }
+            return seen != version
+        }
     }
 
     /// Whether `error`, thrown while opening or reading a store, says the file is damaged: not a database at all
