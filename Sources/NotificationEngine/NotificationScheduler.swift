@@ -498,16 +498,14 @@ public actor NotificationScheduler {
     }
 
     /// Moves every floating plan that is not yet due to its first match after now in the new zone. Requests with
-    /// identical components share one plan, so this is one date computation per distinct component set, whatever
-    /// the number of requests.
+    /// identical components share one plan per app, and the store asks for one date per distinct component set,
+    /// whatever the number of requests and apps.
     private func replanFloating() throws -> Int {
         let now = clock.now
         let calendar = clock.calendar
-        let updates = try storeCall { try store.floatingPlans(dueAfter: now) }.map { plan in
-            FloatingPlanUpdate(key: plan.key, nextFireDate: Self.next(plan.trigger, after: now, calendar: calendar))
+        return try storeCall {
+            try store.replanFloatingPlans(dueAfter: now) { Self.next($0, after: now, calendar: calendar) }
         }
-        try storeCall { try store.updateFloatingPlans(updates) }
-        return updates.count
     }
 
     /// Moves the plans whose requests have all fired to their next match.

@@ -73,6 +73,28 @@ public protocol NotificationStore: Sendable {
     /// match again, and the plan ends with the requests that follow it.
     func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws
 
+    /// Moves every plan whose instant is after `date` to the instant `nextFireDate` gives for its trigger, in one
+    /// transaction: what a zone change asks of floating calendar triggers.
+    ///
+    /// `nextFireDate` is called once per distinct trigger (components and matching policy), however many apps' plans
+    /// share it, and inside the transaction, so it must be quick and must not call the store. A `nil` answer means the
+    /// components never match again: those plans end with the requests that follow them, as in
+    /// ``updateFloatingPlans(_:)``.
+    ///
+    /// ```swift
+    /// let moved = try store.replanFloatingPlans(dueAfter: now) { trigger in
+    ///     guard case .calendar(let components, _, let matching) = trigger else { return nil }
+    ///     return TriggerPlanner.nextCalendarDate(after: now, matching: components, policy: matching, calendar: calendar)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - date: Plans due at or before this instant are left alone (they fire, then move on as usual).
+    ///   - nextFireDate: The new instant for a trigger.
+    /// - Returns: How many plans moved or ended.
+    /// - Throws: What the store or `nextFireDate` throws; then nothing has changed.
+    func replanFloatingPlans(dueAfter date: Date, nextFireDate: (TriggerSpec) throws -> Date?) throws -> Int
+
     // MARK: Location triggers
 
     /// The pending requests with a location trigger, with the region state stored for each, oldest first.

@@ -411,11 +411,10 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws {
         try writer.write { db in
+            let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE key = ?")
             for update in updates {
                 if let next = update.nextFireDate {
-                    try db.execute(
-                        sql: "UPDATE floatingPlan SET nextFire = ? WHERE key = ?",
-                        arguments: [next.timeIntervalSince1970, update.key])
+                    try move.execute(arguments: [next.timeIntervalSince1970, update.key])
                 } else {
                     // Never matches again: what follows the plan has fired for good.
                     try db.execute(sql: "DELETE FROM pending WHERE calendarKey = ?", arguments: [update.key])
@@ -423,6 +422,34 @@ public final class SQLiteNotificationStore: NotificationStore {
                 }
             }
             try Self.pruneFloatingPlans(db)
+        }
+    }
+
+    public func replanFloatingPlans(dueAfter date: Date, nextFireDate: (TriggerSpec) throws -> Date?) throws -> Int {
+        try writer.write { db in
+            let after = date.timeIntervalSince1970
+            // Plans of different apps with the same components share a trigger: one date, one statement for all.
+            let triggers = try Data.fetchAll(
+                db, sql: "SELECT DISTINCT trigger FROM floatingPlan WHERE nextFire > ?", arguments: [after])
+            let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE trigger = ? AND nextFire > ?")
+            var moved = 0
+            for encoded in triggers {
+                if let next = try nextFireDate(JSON.decode(TriggerSpec.self, from: encoded)) {
+                    try move.execute(arguments: [next.timeIntervalSince1970, encoded, after])
+                    moved += db.changesCount
+                } else {
+                    // Never matches again: what follows these plans has fired for good.
+                    try db.execute(
+                        sql: """
+                            DELETE FROM pending WHERE calendarKey IN (
+                                SELECT key FROM floatingPlan WHERE trigger = ? AND nextFire > ?)
+                            """,
+                        arguments: [encoded, after])
+                    try db.execute(sql: "DELETE FROM floatingPlan WHERE trigger = ? AND nextFire > ?", arguments: [encoded, after])
+                    moved += db.changesCount
+                }
+            }
+            return moved
         }
     }
 
