@@ -46,6 +46,32 @@ public protocol NotificationStore: Sendable {
     /// - Parameter appID: Only this app's requests; `nil` for every app.
     func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest]
 
+    /// Claims, like ``claimDue(at:leaseUntil:limit:appID:)``, up to `limit` requests: unclaimed ones due at or before
+    /// `horizon`, which may be later than `date` (the engine claims a little ahead of the due instant), and claims
+    /// whose lease ended at or before `date`, soonest first.
+    ///
+    /// ```swift
+    /// let soon = try store.claimDue(at: now, dueBy: now + 0.25, leaseUntil: now + 60.25, limit: 256, appID: nil)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - date: Now: claims whose lease ended by then are taken back.
+    ///   - horizon: The latest due instant claimed.
+    ///   - leaseUntil: When the new claims end if never completed.
+    ///   - limit: The most requests claimed.
+    ///   - appID: Only this app's requests; `nil` for every app.
+    /// - Returns: The claimed requests, each with the fire date it is due at.
+    func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) throws
+        -> [PendingRequest]
+
+    /// The fire dates of the requests with these revisions that this process still holds a claim on; a request
+    /// removed or replaced meanwhile (a new revision), or claimed by another process, is missing.
+    func claimedFireDates(revisions: [Int64]) throws -> [Int64: Date]
+
+    /// Ends this process's claims on the requests with these revisions without firing them: they are due again at
+    /// their fire date. Revisions that no longer exist, or that another process claimed, are left alone.
+    func releaseClaims(revisions: [Int64]) throws
+
     /// Releases the claims of processes that no longer exist (an engine killed while delivering), so their
     /// requests are delivered now rather than when the lease expires.
     /// - Returns: How many claims were released.

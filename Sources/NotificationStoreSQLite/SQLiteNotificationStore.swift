@@ -239,8 +239,15 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     public func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest] {
+        try claimDue(at: date, dueBy: date, leaseUntil: leaseUntil, limit: limit, appID: appID)
+    }
+
+    public func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) throws
+        -> [PendingRequest]
+    {
         try writer.write { db in
             let now = date.timeIntervalSince1970
+            let dueBy = max(horizon, date).timeIntervalSince1970
             let scope = appID == nil ? "" : " AND p.app = ?"
             let app: StatementArguments = appID.map { [$0] } ?? []
             var records = try PendingRecord.fetchAll(
@@ -249,7 +256,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
                     WHERE p.claimUntil IS NULL AND p.nextFire <= ?\(scope) ORDER BY p.nextFire LIMIT ?
                     """,
-                arguments: [now] + app + [limit])
+                arguments: [dueBy] + app + [limit])
             records += try PendingRecord.fetchAll(
                 db,
                 sql: """
@@ -258,7 +265,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     AND f.nextFire <= ? AND p.claimUntil IS NULL AND p.addedAt < f.nextFire
                     AND (p.firedFor IS NULL OR p.firedFor < f.nextFire)\(scope) ORDER BY f.nextFire LIMIT ?
                     """,
-                arguments: [now] + app + [max(0, limit - records.count)])
+                arguments: [dueBy] + app + [max(0, limit - records.count)])
             records += try PendingRecord.fetchAll(
                 db,
                 sql: """
@@ -266,12 +273,42 @@ public final class SQLiteNotificationStore: NotificationStore {
                     WHERE p.claimUntil IS NOT NULL AND p.claimUntil <= ?\(scope) ORDER BY p.claimUntil LIMIT ?
                     """,
                 arguments: [now] + app + [max(0, limit - records.count)])
+            let claim = try db.cachedStatement(sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?")
             for record in records {
-                try db.execute(
-                    sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?",
-                    arguments: [leaseUntil.timeIntervalSince1970, Self.processID, record.id])
+                try claim.execute(arguments: [leaseUntil.timeIntervalSince1970, Self.processID, record.id])
             }
             return records.readableRequests()
+        }
+    }
+
+    public func claimedFireDates(revisions: [Int64]) throws -> [Int64: Date] {
+        guard !revisions.isEmpty else { return [:] }
+        return try writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.id, COALESCE(p.nextFire, f.nextFire) AS nextFire FROM \(Self.pendingJoin)
+                    WHERE p.id IN (\(databaseQuestionMarks(count: revisions.count))) AND p.claimUntil IS NOT NULL
+                    AND p.claimOwner = ?
+                    """,
+                arguments: StatementArguments(revisions) + [Self.processID])
+            var dates: [Int64: Date] = [:]
+            for row in rows {
+                if let fire = row["nextFire"] as Double? { dates[row["id"]] = Date(timeIntervalSince1970: fire) }
+            }
+            return dates
+        }
+    }
+
+    public func releaseClaims(revisions: [Int64]) throws {
+        guard !revisions.isEmpty else { return }
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE pending SET claimUntil = NULL, claimOwner = NULL
+                    WHERE id IN (\(databaseQuestionMarks(count: revisions.count))) AND claimOwner = ?
+                    """,
+                arguments: StatementArguments(revisions) + [Self.processID])
         }
     }
 
