@@ -22,6 +22,12 @@ public struct EngineConfiguration: Sendable {
     /// it again.
     public var claimLease: TimeInterval
 
+    /// How long before a request's due instant the running loop (``NotificationScheduler/run()``) claims it and reads
+    /// what presenting it needs, so that at the instant it only presents: the durable claim and the reads then cost
+    /// the notification no lateness. A request removed or replaced in between is not delivered; one whose fire date
+    /// moved (a zone change) is claimed again when it falls due. 0 claims at the due instant. The default is 0.25 s.
+    public var claimAhead: TimeInterval = 0.25
+
     /// Whose requests this engine delivers: one app's (an app's own process in embedded mode) or every app's
     /// (`nil`: `unotify watch`, later the daemon).
     public var deliveryScope: String?

@@ -39,6 +39,12 @@ public actor NotificationScheduler {
 
     private static let planZoneKey = "plan.timeZone"
     private static let claimBatch = 256
+    /// Held requests due within this many seconds of one presented are presented before any is recorded.
+    private static let presentationChain: TimeInterval = 0.005
+    /// Requests claimed ahead of their due instant by ``run()``, soonest first (see "Claiming ahead").
+    private var held: [HeldRequest] = []
+    /// The wake generation at which `held` was last checked against the store.
+    private var heldCheckedAt: UInt64 = 0
     /// How long the loop waits before asking a store that failed again.
     static let storeRetryDelay: TimeInterval = 10
 
@@ -98,8 +104,10 @@ public actor NotificationScheduler {
                 "discarded pending request: more than the pending cap",
                 metadata: ["app": "\(appID)", "request": "\(discarded.identifier)"])
         }
-        if let planned = plannedWake, let fireDate, fireDate >= planned {
-            return  // the loop wakes at `planned` and reads the store again then
+        // The loop wakes at `planned` and reads the store again then; but requests it holds, claimed ahead, are
+        // checked against the store only after a signalled change, and this add may replace one of them.
+        if let planned = plannedWake, held.isEmpty, let fireDate, fireDate >= planned {
+            return
         }
         wake.signal()
     }
@@ -146,6 +154,7 @@ public actor NotificationScheduler {
     /// Replaces the app's categories as a whole.
     public func setCategories(_ categories: [CategorySpec], appID: String) throws {
         try storeCall { try store.setCategories(categories, appID: appID) }
+        forgetPrepared(appID: appID)
     }
 
     public func categories(appID: String) throws -> [CategorySpec] {
@@ -178,6 +187,7 @@ public actor NotificationScheduler {
             state.grantedOptions = []
         }
         try storeCall { try store.saveAppState(state) }
+        forgetPrepared(appID: appID)
         return state.authorization.allowsDelivery
     }
 
@@ -187,6 +197,7 @@ public actor NotificationScheduler {
         state.authorization = status
         state.grantedOptions = status == .denied || status == .notDetermined ? [] : options
         try storeCall { try store.saveAppState(state) }
+        forgetPrepared(appID: appID)
     }
 
     /// Sets the app's badge count; 0 hides it.
@@ -297,6 +308,15 @@ public actor NotificationScheduler {
     }
 
     // MARK: - Delivery
+    //
+    // The loop claims a request durably a little ahead of its due instant (``EngineConfiguration/claimAhead``), reads
+    // what presenting it needs (the app's state and categories), sleeps to the instant and presents at once: the
+    // write transaction and the reads happen before the instant, not between it and the presentation. Claimed
+    // requests wait in `held`. A change signalled to the engine (an add, a removal, another process writing the
+    // store, a zone change, a wall-clock jump) makes it check them against the store again before presenting any:
+    // one removed or replaced meanwhile is dropped, one whose fire date moved is released. A crash while holding
+    // loses nothing: the next engine takes back the claims of a process that no longer exists, and any claim that
+    // is never completed is delivered again once its lease ends.
 
     /// Delivers everything due now, then returns how many notifications were shown.
     ///
@@ -304,7 +324,7 @@ public actor NotificationScheduler {
     @discardableResult
     public func deliverDue() async -> Int {
         do { try checkPlannedZone() } catch { logger.error("could not re-plan after a zone change: \(error)") }
-        var shown = 0
+        var shown = await presentHeld()
         while true {
             let now = clock.now
             let claimed: [PendingRequest]
@@ -322,25 +342,13 @@ public actor NotificationScheduler {
                 advanceFloatingPlans(at: now)
                 return shown
             }
-            // In order within an app; apps in parallel, so one app that is slow to answer delays no other.
-            let byApp = Dictionary(grouping: claimed, by: \.appID)
-            shown += await withTaskGroup(of: Int.self) { group in
-                for requests in byApp.values {
-                    group.addTask {
-                        var count = 0
-                        for request in requests where await self.fire(request) { count += 1 }
-                        return count
-                    }
-                }
-                var total = 0
-                for await count in group { total += count }
-                return total
-            }
+            shown += await fire(claimed, recordEach: true).shown
         }
     }
 
-    /// Runs the delivery loop until the task is cancelled: deliver what is due, then sleep until the next fire
-    /// date or the next change.
+    /// Runs the delivery loop until the task is cancelled: deliver what is due, claim what falls due within
+    /// ``EngineConfiguration/claimAhead``, then sleep until the next due instant, the next time to claim, or the
+    /// next change.
     public func run() async {
         logger.debug("engine running")
         do {
@@ -352,6 +360,7 @@ public actor NotificationScheduler {
         while !Task.isCancelled {
             let seen = wake.generation
             await deliverDue()
+            claimAhead()
             var next: Date?
             do { next = try store.nextWakeDate(appID: configuration.deliveryScope) } catch {
                 logger.error("could not read the next fire date: \(error)")
@@ -360,11 +369,18 @@ public actor NotificationScheduler {
             // A store that refused the claim (read-only, full): try again later, not in a tight loop.
             if let failed = claimFailedAt, let planned = next, planned < failed + Self.storeRetryDelay {
                 next = failed + Self.storeRetryDelay
+            } else if let planned = next {
+                // Wake early enough to claim ahead, unless that window was just tried: what is left in it cannot be
+                // claimed ahead (a lease that has not ended yet, or more than one batch).
+                let early = planned.addingTimeInterval(-configuration.claimAhead)
+                if early > clock.now { next = early }
             }
+            if let due = held.first?.request.nextFireDate { next = min(next ?? due, due) }
             plannedWake = next ?? .distantFuture
             await waitForWork(until: next, seen: seen)
             plannedWake = nil
         }
+        releaseHeld()
     }
 
     /// Wakes the loop so it re-reads the store, for changes made by another process.
@@ -389,29 +405,201 @@ public actor NotificationScheduler {
         }
     }
 
-    /// Handles one claimed fire. Returns whether a notification was shown.
-    private func fire(_ request: PendingRequest) async -> Bool {
+    // MARK: - Claiming ahead
+
+    /// A request claimed before its due instant, with what presenting it needs.
+    struct HeldRequest: Sendable {
+        var request: PendingRequest
+        var prepared: PreparedFire?
+    }
+
+    /// What ``fire(_:)`` reads from the store, read ahead of the due instant.
+    struct PreparedFire: Sendable {
+        var state: AppState
+        var categories: [CategorySpec]
+    }
+
+    /// How many requests are claimed ahead and waiting for their due instant (for tests).
+    var heldCount: Int { held.count }
+
+    /// Claims what falls due within ``EngineConfiguration/claimAhead`` and reads what presenting it needs.
+    private func claimAhead() {
+        guard configuration.claimAhead > 0, held.count < Self.claimBatch else { return }
+        let now = clock.now
+        let claimed: [PendingRequest]
+        do {
+            claimed = try store.claimDue(
+                at: now, dueBy: now.addingTimeInterval(configuration.claimAhead),
+                leaseUntil: now.addingTimeInterval(configuration.claimLease + configuration.claimAhead),
+                limit: Self.claimBatch - held.count, appID: configuration.deliveryScope)
+        } catch {
+            logger.error("could not claim requests falling due: \(error)")
+            return
+        }
+        guard !claimed.isEmpty else { return }
+        if held.isEmpty { heldCheckedAt = wake.generation }
+        held += claimed.map { HeldRequest(request: $0, prepared: prepare($0.appID)) }
+        held.sort { ($0.request.nextFireDate ?? now) < ($1.request.nextFireDate ?? now) }
+    }
+
+    /// Reads the app's state and categories, or `nil` when the store does not answer (``fire(_:)`` asks again).
+    private func prepare(_ appID: String) -> PreparedFire? {
+        if let prepared = held.first(where: { $0.request.appID == appID })?.prepared { return prepared }
+        guard let state = try? appState(appID: appID), let categories = try? store.categories(appID: appID) else {
+            return nil
+        }
+        return PreparedFire(state: state, categories: categories)
+    }
+
+    /// Checks the held requests against the store after a change was signalled: a request removed or replaced is
+    /// dropped, one whose fire date moved is released (the loop claims it again when it falls due), and the rest is
+    /// read again for presenting.
+    private func recheckHeld() {
+        let generation = wake.generation
+        guard !held.isEmpty, generation != heldCheckedAt else { return }
+        let dates: [Int64: Date]
+        do {
+            dates = try store.claimedFireDates(revisions: held.map(\.request.revision))
+        } catch {
+            // Not checked, not presented: released if possible, else delivered again after the lease.
+            logger.error("could not check requests claimed ahead: \(error)")
+            releaseHeld()
+            return
+        }
+        let moved = held.filter { entry in
+            dates[entry.request.revision].map { $0 != entry.request.nextFireDate } ?? false
+        }
+        if !moved.isEmpty {
+            do { try store.releaseClaims(revisions: moved.map(\.request.revision)) } catch {
+                logger.error("could not release claims: \(error)")
+            }
+        }
+        let kept = held.filter { dates[$0.request.revision] == $0.request.nextFireDate }
+        held = []
+        for entry in kept { held.append(HeldRequest(request: entry.request, prepared: prepare(entry.request.appID))) }
+        heldCheckedAt = generation
+    }
+
+    /// Makes the held requests of an app read its state and categories again when presented (they changed).
+    private func forgetPrepared(appID: String) {
+        for index in held.indices where held[index].request.appID == appID { held[index].prepared = nil }
+    }
+
+    /// Releases every held claim, so another engine (or this one, started again) delivers the requests on time.
+    private func releaseHeld() {
+        guard !held.isEmpty else { return }
+        do { try store.releaseClaims(revisions: held.map(\.request.revision)) } catch {
+            logger.error("could not release claims; they are delivered again after their lease: \(error)")
+        }
+        held = []
+    }
+
+    /// Presents the held requests that are due, then records them. Requests falling due within a few milliseconds of
+    /// each other are presented one after another before any is recorded, so that recording one does not make the
+    /// next one late.
+    private func presentHeld() async -> Int {
+        var shown = 0
+        var completions: [Completion] = []
+        while !held.isEmpty {
+            recheckHeld()
+            let now = clock.now
+            let due = held.prefix { ($0.request.nextFireDate ?? now) <= now }
+            if due.isEmpty {
+                guard let next = held.first?.request.nextFireDate, !completions.isEmpty,
+                    next.timeIntervalSince(now) < Self.presentationChain
+                else { break }
+                do { try await clock.sleep(until: next) } catch { break }
+                continue
+            }
+            held.removeFirst(due.count)
+            let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) { a, _ in a }
+            let fired = await fire(due.map(\.request), prepared: prepared, recordEach: false)
+            shown += fired.shown
+            completions += fired.completions
+        }
+        await finish(completions)
+        return shown
+    }
+
+    // MARK: - Firing
+
+    /// How a fire ends in the store, recorded once the notification is presented.
+    struct Completion: Sendable {
+        var request: PendingRequest
+        var next: Date?
+        var delivered: DeliveredNotification?
+        var history: HistoryEntry
+        var badge: Int?
+    }
+
+    /// Fires claimed requests: in order within an app; apps in parallel, so one app that is slow to answer delays
+    /// no other.
+    /// - Parameters:
+    ///   - prepared: What was read ahead for each app.
+    ///   - recordEach: Record each fire as soon as it is presented (a crash then repeats at most the one being
+    ///     presented); otherwise the caller records them all with ``finish(_:)``.
+    /// - Returns: How many were shown, and the fires left for the caller to record.
+    private func fire(_ requests: [PendingRequest], prepared: [String: PreparedFire] = [:], recordEach: Bool) async
+        -> (shown: Int, completions: [Completion])
+    {
+        let byApp = Dictionary(grouping: requests, by: \.appID)
+        return await withTaskGroup(of: (Int, [Completion]).self) { group in
+            for (appID, requests) in byApp {
+                let prepared = prepared[appID]
+                group.addTask {
+                    var shown = 0
+                    var completions: [Completion] = []
+                    for request in requests {
+                        let completion = await self.fire(request, prepared: prepared)
+                        if completion.delivered != nil { shown += 1 }
+                        if recordEach { await self.finish([completion]) } else { completions.append(completion) }
+                    }
+                    return (shown, completions)
+                }
+            }
+            var shown = 0
+            var completions: [Completion] = []
+            for await (count, fired) in group {
+                shown += count
+                completions += fired
+            }
+            return (shown, completions)
+        }
+    }
+
+    /// Records fires in the store, each followed by its badge.
+    private func finish(_ completions: [Completion]) async {
+        for completion in completions {
+            complete(
+                completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
+                badge: completion.badge)
+            if let badge = completion.badge { await presenter.badgeDidChange(appID: completion.request.appID, count: badge) }
+        }
+    }
+
+    /// Handles one claimed fire: presents it (or skips it), and returns how to record it.
+    private func fire(_ request: PendingRequest, prepared: PreparedFire?) async -> Completion {
         let now = clock.now
         let due = request.nextFireDate ?? now
         // What is delivered carries the strings resolved now; the pending request keeps the encoded ones.
         let spec = localized(request.spec, appID: request.appID)
-        let next = TriggerPlanner.nextFireDate(after: due, now: now, for: spec.trigger, calendar: clock.calendar)
         var history = HistoryEntry(
             appID: request.appID, requestIdentifier: spec.identifier, title: spec.content.title, dueDate: due,
             actedAt: now, presenter: "none", presentation: [], outcome: .skipped)
+        func next() -> Date? {
+            TriggerPlanner.nextFireDate(after: due, now: now, for: spec.trigger, calendar: clock.calendar)
+        }
 
         let lateness = now.timeIntervalSince(due)
         guard spec.missedFirePolicy.shouldDeliver(lateness: lateness) else {
             history.detail = "missed by \(Int(lateness)) s, policy \(spec.missedFirePolicy)"
             logger.info("skipped a missed fire", metadata: ["app": "\(request.appID)", "request": "\(spec.identifier)"])
-            complete(request, next: next, delivered: nil, history: history, badge: nil)
-            return false
+            return Completion(request: request, next: next(), delivered: nil, history: history, badge: nil)
         }
 
-        let state = (try? appState(appID: request.appID)) ?? AppState(appID: request.appID)
-        let category = (try? store.categories(appID: request.appID))?.first {
-            $0.identifier == spec.content.categoryIdentifier
-        }
+        let state = prepared?.state ?? (try? appState(appID: request.appID)) ?? AppState(appID: request.appID)
+        let categories = prepared?.categories ?? (try? store.categories(appID: request.appID))
+        let category = categories?.first { $0.identifier == spec.content.categoryIdentifier }
         var notification = DeliveredNotification(
             appID: request.appID, request: spec, date: now, dueDate: due, presentation: [])
         var options: PresentationSet
@@ -430,9 +618,9 @@ public actor NotificationScheduler {
         history.presentation = options
         history.outcome = options.isVisible ? .delivered : state.authorization.allowsDelivery ? .silenced : .unauthorized
         let badge = options.contains(.badge) ? spec.content.badge : nil
-        complete(request, next: next, delivered: options.isVisible ? notification : nil, history: history, badge: badge)
-        if let badge { await presenter.badgeDidChange(appID: request.appID, count: badge) }
-        return options.isVisible
+        return Completion(
+            request: request, next: next(), delivered: options.isVisible ? notification : nil, history: history,
+            badge: badge)
     }
 
     /// The request with the `localizedUserNotificationString` values of its title, subtitle and body resolved in
@@ -512,16 +700,14 @@ public actor NotificationScheduler {
     }
 
     /// Moves every floating plan that is not yet due to its first match after now in the new zone. Requests with
-    /// identical components share one plan, so this is one date computation per distinct component set, whatever
-    /// the number of requests.
+    /// identical components share one plan per app, and the store asks for one date per distinct component set,
+    /// whatever the number of requests and apps.
     private func replanFloating() throws -> Int {
         let now = clock.now
         let calendar = clock.calendar
-        let updates = try storeCall { try store.floatingPlans(dueAfter: now) }.map { plan in
-            FloatingPlanUpdate(key: plan.key, nextFireDate: Self.next(plan.trigger, after: now, calendar: calendar))
+        return try storeCall {
+            try store.replanFloatingPlans(dueAfter: now) { Self.next($0, after: now, calendar: calendar) }
         }
-        try storeCall { try store.updateFloatingPlans(updates) }
-        return updates.count
     }
 
     /// Moves the plans whose requests have all fired to their next match.

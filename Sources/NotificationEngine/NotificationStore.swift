@@ -57,6 +57,32 @@ public protocol NotificationStore: Sendable {
     /// - Parameter appID: Only this app's requests; `nil` for every app.
     func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest]
 
+    /// Claims, like ``claimDue(at:leaseUntil:limit:appID:)``, up to `limit` requests: unclaimed ones due at or before
+    /// `horizon`, which may be later than `date` (the engine claims a little ahead of the due instant), and claims
+    /// whose lease ended at or before `date`, soonest first.
+    ///
+    /// ```swift
+    /// let soon = try store.claimDue(at: now, dueBy: now + 0.25, leaseUntil: now + 60.25, limit: 256, appID: nil)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - date: Now: claims whose lease ended by then are taken back.
+    ///   - horizon: The latest due instant claimed.
+    ///   - leaseUntil: When the new claims end if never completed.
+    ///   - limit: The most requests claimed.
+    ///   - appID: Only this app's requests; `nil` for every app.
+    /// - Returns: The claimed requests, each with the fire date it is due at.
+    func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) throws
+        -> [PendingRequest]
+
+    /// The fire dates of the requests with these revisions that this process still holds a claim on; a request
+    /// removed or replaced meanwhile (a new revision), or claimed by another process, is missing.
+    func claimedFireDates(revisions: [Int64]) throws -> [Int64: Date]
+
+    /// Ends this process's claims on the requests with these revisions without firing them: they are due again at
+    /// their fire date. Revisions that no longer exist, or that another process claimed, are left alone.
+    func releaseClaims(revisions: [Int64]) throws
+
     /// Releases the claims of processes that no longer exist (an engine killed while delivering), so their
     /// requests are delivered now rather than when the lease expires.
     /// - Returns: How many claims were released.
@@ -83,6 +109,28 @@ public protocol NotificationStore: Sendable {
     /// Moves plans to new instants (after a zone change, or after they fired); `nil` means the components never
     /// match again, and the plan ends with the requests that follow it.
     func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws
+
+    /// Moves every plan whose instant is after `date` to the instant `nextFireDate` gives for its trigger, in one
+    /// transaction: what a zone change asks of floating calendar triggers.
+    ///
+    /// `nextFireDate` is called once per distinct trigger (components and matching policy), however many apps' plans
+    /// share it, and inside the transaction, so it must be quick and must not call the store. A `nil` answer means the
+    /// components never match again: those plans end with the requests that follow them, as in
+    /// ``updateFloatingPlans(_:)``.
+    ///
+    /// ```swift
+    /// let moved = try store.replanFloatingPlans(dueAfter: now) { trigger in
+    ///     guard case .calendar(let components, _, let matching) = trigger else { return nil }
+    ///     return TriggerPlanner.nextCalendarDate(after: now, matching: components, policy: matching, calendar: calendar)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - date: Plans due at or before this instant are left alone (they fire, then move on as usual).
+    ///   - nextFireDate: The new instant for a trigger.
+    /// - Returns: How many plans moved or ended.
+    /// - Throws: What the store or `nextFireDate` throws; then nothing has changed.
+    func replanFloatingPlans(dueAfter date: Date, nextFireDate: (TriggerSpec) throws -> Date?) throws -> Int
 
     // MARK: Location triggers
 

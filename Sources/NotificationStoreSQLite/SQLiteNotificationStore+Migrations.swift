@@ -108,6 +108,11 @@ extension SQLiteNotificationStore {
                 try db.execute(sql: "UPDATE pending SET regionState = 'unknown' WHERE id = ?", arguments: [row["id"] as Int64])
             }
         }
+        migrator.registerMigration("v5-floating-plan-trigger") { db in
+            // A re-plan after a zone change moves the plans of one distinct trigger at a time (`UPDATE … WHERE
+            // trigger = ?`), whatever the number of apps following it (replanFloatingPlans(dueAfter:nextFireDate:)).
+            try db.execute(sql: "CREATE INDEX floatingPlan_trigger ON floatingPlan(trigger)")
+        }
         return migrator
     }
 }

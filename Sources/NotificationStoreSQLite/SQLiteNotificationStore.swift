@@ -329,8 +329,15 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     public func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest] {
+        try claimDue(at: date, dueBy: date, leaseUntil: leaseUntil, limit: limit, appID: appID)
+    }
+
+    public func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) throws
+        -> [PendingRequest]
+    {
         try writer.write { db in
             let now = date.timeIntervalSince1970
+            let dueBy = max(horizon, date).timeIntervalSince1970
             let scope = appID == nil ? "" : " AND p.app = ?"
             let app: StatementArguments = appID.map { [$0] } ?? []
             var records = try PendingRecord.fetchAll(
@@ -339,7 +346,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
                     WHERE p.claimUntil IS NULL AND p.nextFire <= ?\(scope) ORDER BY p.nextFire LIMIT ?
                     """,
-                arguments: [now] + app + [limit])
+                arguments: [dueBy] + app + [limit])
             records += try PendingRecord.fetchAll(
                 db,
                 sql: """
@@ -348,7 +355,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     AND f.nextFire <= ? AND p.claimUntil IS NULL AND p.addedAt < f.nextFire
                     AND (p.firedFor IS NULL OR p.firedFor < f.nextFire)\(scope) ORDER BY f.nextFire LIMIT ?
                     """,
-                arguments: [now] + app + [max(0, limit - records.count)])
+                arguments: [dueBy] + app + [max(0, limit - records.count)])
             records += try PendingRecord.fetchAll(
                 db,
                 sql: """
@@ -356,12 +363,42 @@ public final class SQLiteNotificationStore: NotificationStore {
                     WHERE p.claimUntil IS NOT NULL AND p.claimUntil <= ?\(scope) ORDER BY p.claimUntil LIMIT ?
                     """,
                 arguments: [now] + app + [max(0, limit - records.count)])
+            let claim = try db.cachedStatement(sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?")
             for record in records {
-                try db.execute(
-                    sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?",
-                    arguments: [leaseUntil.timeIntervalSince1970, Self.processID, record.id])
+                try claim.execute(arguments: [leaseUntil.timeIntervalSince1970, Self.processID, record.id])
             }
             return records.readableRequests()
+        }
+    }
+
+    public func claimedFireDates(revisions: [Int64]) throws -> [Int64: Date] {
+        guard !revisions.isEmpty else { return [:] }
+        return try writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.id, COALESCE(p.nextFire, f.nextFire) AS nextFire FROM \(Self.pendingJoin)
+                    WHERE p.id IN (\(databaseQuestionMarks(count: revisions.count))) AND p.claimUntil IS NOT NULL
+                    AND p.claimOwner = ?
+                    """,
+                arguments: StatementArguments(revisions) + [Self.processID])
+            var dates: [Int64: Date] = [:]
+            for row in rows {
+                if let fire = row["nextFire"] as Double? { dates[row["id"]] = Date(timeIntervalSince1970: fire) }
+            }
+            return dates
+        }
+    }
+
+    public func releaseClaims(revisions: [Int64]) throws {
+        guard !revisions.isEmpty else { return }
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE pending SET claimUntil = NULL, claimOwner = NULL
+                    WHERE id IN (\(databaseQuestionMarks(count: revisions.count))) AND claimOwner = ?
+                    """,
+                arguments: StatementArguments(revisions) + [Self.processID])
         }
     }
 
@@ -501,11 +538,10 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws {
         try writer.write { db in
+            let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE key = ?")
             for update in updates {
                 if let next = update.nextFireDate {
-                    try db.execute(
-                        sql: "UPDATE floatingPlan SET nextFire = ? WHERE key = ?",
-                        arguments: [next.timeIntervalSince1970, update.key])
+                    try move.execute(arguments: [next.timeIntervalSince1970, update.key])
                 } else {
                     // Never matches again: what follows the plan has fired for good.
                     try db.execute(sql: "DELETE FROM pending WHERE calendarKey = ?", arguments: [update.key])
@@ -513,6 +549,34 @@ public final class SQLiteNotificationStore: NotificationStore {
                 }
             }
             try Self.pruneFloatingPlans(db)
+        }
+    }
+
+    public func replanFloatingPlans(dueAfter date: Date, nextFireDate: (TriggerSpec) throws -> Date?) throws -> Int {
+        try writer.write { db in
+            let after = date.timeIntervalSince1970
+            // Plans of different apps with the same components share a trigger: one date, one statement for all.
+            let triggers = try Data.fetchAll(
+                db, sql: "SELECT DISTINCT trigger FROM floatingPlan WHERE nextFire > ?", arguments: [after])
+            let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE trigger = ? AND nextFire > ?")
+            var moved = 0
+            for encoded in triggers {
+                if let next = try nextFireDate(JSON.decode(TriggerSpec.self, from: encoded)) {
+                    try move.execute(arguments: [next.timeIntervalSince1970, encoded, after])
+                    moved += db.changesCount
+                } else {
+                    // Never matches again: what follows these plans has fired for good.
+                    try db.execute(
+                        sql: """
+                            DELETE FROM pending WHERE calendarKey IN (
+                                SELECT key FROM floatingPlan WHERE trigger = ? AND nextFire > ?)
+                            """,
+                        arguments: [encoded, after])
+                    try db.execute(sql: "DELETE FROM floatingPlan WHERE trigger = ? AND nextFire > ?", arguments: [encoded, after])
+                    moved += db.changesCount
+                }
+            }
+            return moved
         }
     }
 

@@ -84,7 +84,8 @@ enum UnotifydBench {
             }
             if let replanFill {
                 let main = try await measureReplan(
-                    rows: options.replanRows, storePath: replanPath, workload: workload, zone: zone, label: "5")
+                    rows: options.replanRows, storePath: replanPath, workload: workload, zone: zone, label: "5",
+                    target: 0.1)
                 try? FileManager.default.removeItem(atPath: replanPath)
                 var spread: (ReplanMeasurement, StoreFiller.Report)?
                 if options.spreadApps > 0 {
@@ -97,7 +98,7 @@ enum UnotifydBench {
                     spread = (
                         try await measureReplan(
                             rows: options.spreadRows, storePath: spreadPath, workload: spreadWorkload, zone: zone,
-                            label: "5b"),
+                            label: "5b", target: 0.3),
                         fill
                     )
                 }

@@ -121,6 +121,59 @@ struct SQLiteNotificationStoreTests {
         #expect(Set(try store.pendingRequests(appID: "com.example.app").map(\.identifier)) == ["undated", "a", "b"])
         #expect(try store.history(appID: "com.example.app", limit: 5).map(\.requestIdentifier) == ["c"])
     }
+
+    func daily(_ id: String, hour: Int, app: String, firesAt date: Date) -> PendingRequest {
+        PendingRequest(
+            appID: app,
+            spec: RequestSpec(
+                identifier: id, content: NotificationPayload(),
+                trigger: .calendar(CalendarComponents(DateComponents(hour: hour)), repeats: true, matching: .apple)),
+            addedAt: start, nextFireDate: date)
+    }
+
+    @Test("a re-plan asks once per distinct trigger, moves every app's plan of it, and leaves due plans alone")
+    func replanPerTrigger() throws {
+        let store = try SQLiteNotificationStore()
+        for app in ["com.example.a", "com.example.b", "com.example.c"] {
+            _ = try store.insertPending(daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
+            _ = try store.insertPending(daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
+        }
+        // Already due: fires for its instant, then moves on as usual.
+        _ = try store.insertPending(daily("due", hour: 6, app: "com.example.a", firesAt: start), cap: nil, at: start)
+        var asked: [Int?] = []
+        let moved = try store.replanFloatingPlans(dueAfter: start) { trigger in
+            guard case .calendar(let components, _, _) = trigger else { return nil }
+            asked.append(components.hour)
+            return start.addingTimeInterval(Double(components.hour ?? 0) * 1_000)
+        }
+        #expect(asked.sorted { ($0 ?? 0) < ($1 ?? 0) } == [7, 8])
+        #expect(moved == 6)
+        let plans = try store.floatingPlans(dueAfter: .distantPast)
+        #expect(plans.count == 7)
+        for plan in plans {
+            guard case .calendar(let components, _, _) = plan.trigger else { continue }
+            let expected = components.hour == 6 ? start : start.addingTimeInterval(Double(components.hour ?? 0) * 1_000)
+            #expect(plan.nextFireDate == expected)
+        }
+        #expect(try store.pendingRequests(appID: "com.example.b").map(\.nextFireDate) == [7_000, 8_000].map { start.addingTimeInterval($0) })
+    }
+
+    @Test("a re-plan that finds no next match ends the plans of that trigger and the requests following them")
+    func replanEnds() throws {
+        let store = try SQLiteNotificationStore()
+        for app in ["com.example.a", "com.example.b"] {
+            _ = try store.insertPending(daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
+            _ = try store.insertPending(daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
+        }
+        let moved = try store.replanFloatingPlans(dueAfter: start) { trigger in
+            guard case .calendar(let components, _, _) = trigger, components.hour == 8 else { return nil }
+            return start.addingTimeInterval(9_000)
+        }
+        #expect(moved == 4)
+        #expect(try store.floatingPlans(dueAfter: .distantPast).count == 2)
+        #expect(try store.pendingRequests(appID: "com.example.a").map(\.identifier) == ["eight"])
+        #expect(try store.pendingCount() == 2)
+    }
 }
 
 @Suite("SQLite store migrations")

@@ -1,0 +1,173 @@
+import Foundation
+@testable import NotificationEngine
+import NotificationModel
+import NotificationStoreSQLite
+import OpenUserNotificationsTesting
+import Synchronization
+import Testing
+
+/// The loop claims a request `claimAhead` (0.25 s) before its due instant and presents it at the instant. Every step
+/// is driven by a manual clock: the tests wait for the loop to reach a state (asleep on the clock, holding a claim),
+/// never for time to pass.
+@Suite("Claiming ahead of the due instant", .timeLimit(.minutes(1)))
+struct ClaimAheadTests {
+    let start = instant("2026-01-05T09:00:00Z")
+    let app = "com.example.app"
+    let store: SQLiteNotificationStore
+    let clock: ManualNotificationClock
+    let presenter = RecordingPresenter()
+    let engine: NotificationScheduler
+
+    init() throws {
+        store = try SQLiteNotificationStore()
+        clock = ManualNotificationClock(now: start)
+        engine = NotificationScheduler(
+            store: store, clock: clock, presenter: presenter, configuration: EngineConfiguration(pendingCap: nil))
+    }
+
+    func spec(_ identifier: String, in seconds: TimeInterval, title: String? = nil) -> RequestSpec {
+        var content = NotificationPayload()
+        content.title = title ?? identifier
+        return RequestSpec(identifier: identifier, content: content, trigger: .timeInterval(seconds, repeats: false))
+    }
+
+    /// Yields until `condition` holds (the suite's time limit ends a test that would wait forever).
+    func waitUntil(_ condition: () async -> Bool) async {
+        while !(await condition()) { await Task.yield() }
+    }
+
+    /// Adds "tea" due in 30 s, starts the loop, and moves the clock to 0.25 s before the due instant: the loop has
+    /// claimed the request and sleeps until the instant.
+    func holdTea() async throws -> Task<Void, Never> {
+        try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert, .sound, .badge])
+        try await engine.add(spec("tea", in: 30), appID: app)
+        let loop = Task { await engine.run() }
+        await waitUntil { clock.sleeperCount == 1 }
+        clock.advance(by: 29.75)
+        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 1 }
+        return loop
+    }
+
+    @Test("a request is claimed ahead, and presented at its due instant, not before")
+    func presentsAtTheInstant() async throws {
+        let loop = try await holdTea()
+        defer { loop.cancel() }
+        #expect(presenter.presentations.isEmpty)
+        // Claimed durably: another engine on the store does not take it.
+        let due = start.addingTimeInterval(30)
+        #expect(try store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).isEmpty)
+        clock.advance(by: 0.25)
+        await waitUntil { !presenter.presentations.isEmpty }
+        let shown = try #require(presenter.presentations.first)
+        #expect(shown.identifier == "tea")
+        #expect(shown.date == due)
+        #expect(shown.dueDate == due)
+        await waitUntil { (try? store.history(appID: app, limit: 10).count) == 1 }
+        #expect(try store.history(appID: app, limit: 10).map(\.outcome) == [.delivered])
+        #expect(try store.pendingRequests(appID: app).isEmpty)
+    }
+
+    @Test("a request removed after it was claimed ahead is not delivered")
+    func removedWhileHeld() async throws {
+        let loop = try await holdTea()
+        defer { loop.cancel() }
+        try await engine.removePending(appID: app, identifiers: ["tea"])
+        await waitUntil { await engine.heldCount == 0 }
+        clock.advance(by: 0.25)
+        await engine.deliverDue()
+        #expect(presenter.presentations.isEmpty)
+        #expect(try store.history(appID: app, limit: 10).isEmpty)
+    }
+
+    @Test("a request replaced after it was claimed ahead is delivered once, as the replacement, at its own instant")
+    func replacedWhileHeld() async throws {
+        let loop = try await holdTea()
+        defer { loop.cancel() }
+        try await engine.add(spec("tea", in: 30.25, title: "second"), appID: app)  // due at start + 60
+        await waitUntil { await engine.heldCount == 0 && clock.sleeperCount == 1 }
+        clock.advance(by: 0.25)
+        await engine.deliverDue()
+        #expect(presenter.presentations.isEmpty)
+        clock.advance(by: 29.75)  // 0.25 s before the replacement is due: claimed ahead
+        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 1 }
+        clock.advance(by: 0.25)
+        await waitUntil { !presenter.presentations.isEmpty }
+        #expect(presenter.presentations.map(\.title) == ["second"])
+        #expect(presenter.presentations.first?.date == start.addingTimeInterval(60))
+    }
+
+    @Test("a floating request held when the zone changes is released and fires at its new instant")
+    func zoneChangeWhileHeld() async throws {
+        try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])
+        let ten = CalendarComponents(DateComponents(hour: 10))
+        try await engine.add(
+            RequestSpec(identifier: "ten", content: NotificationPayload(), trigger: .calendar(ten, repeats: false, matching: .apple)),
+            appID: app)
+        let loop = Task { await engine.run() }
+        defer { loop.cancel() }
+        await waitUntil { clock.sleeperCount == 1 }
+        clock.advance(by: 3_599.75)  // 09:59:59.75 UTC
+        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 1 }
+        clock.setTimeZone(TimeZone(identifier: "Asia/Kolkata")!)  // 10:00 there is 04:30 UTC tomorrow
+        try await engine.timeZoneDidChange()
+        await waitUntil { await engine.heldCount == 0 && clock.sleeperCount == 1 }
+        clock.advance(by: 0.25)
+        await engine.deliverDue()
+        #expect(presenter.presentations.isEmpty)
+        let tomorrow = instant("2026-01-06T04:30:00Z")
+        #expect(try store.pendingRequests(appID: app).first?.nextFireDate == tomorrow)
+        clock.set(to: tomorrow)
+        await waitUntil { !presenter.presentations.isEmpty }
+        #expect(presenter.presentations.map(\.identifier) == ["ten"])
+        #expect(presenter.presentations.first?.date == tomorrow)
+    }
+
+    @Test("stopping the loop releases what it claimed ahead")
+    func stopReleases() async throws {
+        let loop = try await holdTea()
+        loop.cancel()
+        await loop.value
+        let due = start.addingTimeInterval(30)
+        #expect(try store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).map(\.identifier) == ["tea"])
+    }
+
+    @Test("a claim that is never completed is delivered again after its lease")
+    func neverCompleted() async throws {
+        let stuck = StuckPresenter()
+        let first = NotificationScheduler(
+            store: store, clock: clock, presenter: stuck, configuration: EngineConfiguration(pendingCap: nil))
+        try await first.setAuthorization(appID: app, status: .authorized, options: [.alert])
+        try await first.add(spec("tea", in: 30), appID: app)
+        let loop = Task { await first.run() }
+        defer { loop.cancel() }
+        await waitUntil { clock.sleeperCount == 1 }
+        clock.advance(by: 29.75)
+        await waitUntil { await first.heldCount == 1 && clock.sleeperCount == 1 }
+        clock.advance(by: 0.25)
+        await waitUntil { stuck.started }
+        // The lease runs from the claim, 0.25 s before the instant: 60.25 s.
+        let second = engine
+        clock.advance(by: 59.5)
+        #expect(await second.deliverDue() == 0)
+        clock.advance(by: 0.5)
+        #expect(await second.deliverDue() == 1)
+        #expect(presenter.presentations.map(\.identifier) == ["tea"])
+    }
+}
+
+/// A presenter that never finishes presenting (until its task is cancelled): a claim it holds is never completed.
+final class StuckPresenter: NotificationPresenter {
+    private let state = Mutex(false)
+    let name = "stuck"
+
+    var started: Bool { state.withLock { $0 } }
+
+    func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {
+        state.withLock { $0 = true }
+        try? await Task.sleep(for: .seconds(3_600))
+    }
+
+    func withdraw(appID: String, identifiers: [String]) async {}
+
+    func badgeDidChange(appID: String, count: Int) async {}
+}
