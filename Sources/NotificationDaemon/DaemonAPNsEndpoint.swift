@@ -39,6 +39,9 @@ public struct DaemonAPNsEndpoint: Sendable {
                 "the APNs endpoint listens beyond loopback: other machines can send notifications",
                 metadata: ["address": "\(configuration.address)"])
         }
+        // Fault rules live in the store (`unotify apns fault`), so that any process sets them.
+        let store = scheduler.store
+        configuration.faultRules = { (try? store.apnsFaultRules()) ?? [] }
         let endpoint = APNsEndpoint(
             configuration: configuration,
             gateway: PushGateway(scheduler: scheduler, deliversImmediately: false, logger: logger), logger: logger)

@@ -100,6 +100,17 @@ extension NotificationStore {
         return registration
     }
 
+    /// The fault rules the APNs endpoint applies (`unotify apns fault`), in order; empty when none were set.
+    public func apnsFaultRules() throws -> [APNsFaultRule] {
+        try decodedMetadata([APNsFaultRule].self, PushKeys.faultRules) ?? []
+    }
+
+    /// Replaces the APNs endpoint's fault rules; an empty list removes them.
+    public func setAPNsFaultRules(_ rules: [APNsFaultRule]) throws {
+        let value = rules.isEmpty ? "" : String(decoding: try JSONEncoder().encode(rules), as: UTF8.self)
+        try setMetadata(PushKeys.faultRules, value)
+    }
+
     /// The background pushes waiting for an app (at most the newest one).
     public func queuedBackgroundPushes(appID: String) throws -> [RemoteNotification] {
         try decodedMetadata([RemoteNotification].self, PushKeys.backgroundQueue(appID)) ?? []
@@ -125,6 +136,7 @@ extension NotificationStore {
 
 /// The metadata keys of push state.
 enum PushKeys {
+    static let faultRules = "apns.faults"
     static func registration(_ appID: String) -> String { "push.token.\(appID)" }
     static func tokenRecord(_ token: DeviceToken) -> String { "push.registration.\(token.hex)" }
     static func tokenOwner(_ token: DeviceToken) -> String { "push.app.\(token.hex)" }

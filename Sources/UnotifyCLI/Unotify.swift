@@ -16,7 +16,7 @@ public struct Unotify: AsyncParsableCommand {
             Add.self, Import.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,
             Respond.self, Watch.self, TriggerCommand.self, History.self, Status.self, LaunchCommand.self, LocationCommand.self,
             Token.self,
-            Push.self, StoreCommand.self, ConfigCommand.self,
+            Push.self, APNsCommand.self, StoreCommand.self, ConfigCommand.self,
         ])
 
     public init() {}

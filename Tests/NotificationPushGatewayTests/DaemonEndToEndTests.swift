@@ -158,6 +158,20 @@ struct DaemonEndToEndTests {
         #expect(response.status == 200 && isLowercaseUUID(response.headers["apns-id"] ?? ""))
         #expect(await output.wait(for: "│ All green on localhost", upTo: 60), "\(output.text)")
         #expect(output.text.contains("│ Build finished"), "\(output.text)")
+
+        // A fault rule set through the store: the running daemon answers it from the next request on.
+        let rule = try await runProgram(
+            unotify, ["apns", "fault", "add", "--reason", "TooManyRequests", "--topic", app, "--id", "busy"],
+            environment: environment)
+        #expect(rule.stdout.contains("busy: 429 TooManyRequests"), "\(rule.stdout) \(rule.stderr)")
+        let push = [
+            "--http2-prior-knowledge", "-X", "POST", "http://127.0.0.1:\(port)/3/device/\(hex)", "-H", "apns-topic: \(app)",
+            "-d", #"{"aps":{"alert":"again"}}"#,
+        ]
+        let refused = try await curl(push)
+        #expect(refused.status == 429 && refused.body.contains(#""reason":"TooManyRequests""#), "\(refused.body)")
+        _ = try await runProgram(unotify, ["apns", "fault", "clear"], environment: environment)
+        #expect(try await curl(push).status == 200)
     }
 
     @Test("--apns-address off serves no endpoint; a remote address needs --apns-allow-remote")
