@@ -1,5 +1,6 @@
 import Logging
 import NotificationEngine
+import NotificationModel
 import NotificationPush
 import NotificationPushGateway
 
@@ -44,7 +45,9 @@ public struct DaemonAPNsEndpoint: Sendable {
         configuration.faultRules = { (try? store.apnsFaultRules()) ?? [] }
         let endpoint = APNsEndpoint(
             configuration: configuration,
-            gateway: PushGateway(scheduler: scheduler, deliversImmediately: false, logger: logger), logger: logger)
+            gateway: PushGateway(
+                scheduler: scheduler, deliversImmediately: false, environment: configuration.environment, logger: logger),
+            logger: logger)
         try await endpoint.start()
         return endpoint
     }

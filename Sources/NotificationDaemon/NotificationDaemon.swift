@@ -116,10 +116,15 @@ public actor NotificationDaemon {
         logger.info("listening", metadata: ["socket": "\(configuration.socketPath)", "store": "\(configuration.storePath)"])
         let scheduler = scheduler
         // The APNs provider API, when configured (`--apns-address`): if it cannot start, the socket is served anyway.
-        var apns: APNsEndpoint?
-        if let endpoint = configuration.apnsEndpoint {
-            do { apns = try await endpoint.start(scheduler: scheduler, logger: logger) } catch {
-                logger.error("the APNs endpoint did not start: \(error)", metadata: ["address": "\(endpoint.configuration.address)"])
+        var apnsEndpoints: [APNsEndpoint] = []
+        for endpoint in [configuration.apnsEndpoint, configuration.apnsProductionEndpoint].compactMap({ $0 }) {
+            do { apnsEndpoints.append(try await endpoint.start(scheduler: scheduler, logger: logger)) } catch {
+                logger.error(
+                    "the APNs endpoint did not start: \(error)",
+                    metadata: [
+                        "address": "\(endpoint.configuration.address)",
+                        "environment": "\(endpoint.configuration.environment.rawValue)",
+                    ])
             }
         }
         // Every write to the file wakes the monitor, the engine's own too: only another process's wakes the loop.
@@ -170,10 +175,10 @@ public actor NotificationDaemon {
                 for session in sessions.withLock({ Array($0.values) }) { session.close() }
             }
         } catch {
-            await apns?.stop()
+            for endpoint in apnsEndpoints { await endpoint.stop() }
             throw error
         }
-        await apns?.stop()
+        for endpoint in apnsEndpoints { await endpoint.stop() }
     }
 
     /// Takes the store's daemon lock, or throws ``DaemonError`` (``DaemonError/Code/alreadyRunning``) naming the

@@ -47,6 +47,8 @@ public struct APNsEndpointConfiguration: Sendable {
     /// A connection that sends nothing for this long gets a GOAWAY with `{"reason":"IdleTimeout"}` (HTTP/2) and is
     /// closed.
     public var idleTimeout: TimeInterval = 3_600
+    /// The APNs environment the endpoint stands for (``PushGateway/environment``), in its log lines.
+    public var environment: PushEnvironment = .development
     /// The fault rules in force, asked for each request (``APNsFaultRule``; `unotify apns fault`). None by default;
     /// the daemon reads its store's.
     public var faultRules: @Sendable () -> [APNsFaultRule] = { [] }
