@@ -20,6 +20,8 @@ public struct DaemonAPNsEndpoint: Sendable {
     public var authKeys: String?
     /// `--apns-team-id`.
     public var teamID: String?
+    /// `--apns-log-size`: how many requests the store's request log keeps (`unotify apns log`); 0 logs none.
+    public var logSize = 1_000
 
     /// Creates the description.
     public init(configuration: APNsEndpointConfiguration, authKeys: String? = nil, teamID: String? = nil) {
@@ -43,6 +45,11 @@ public struct DaemonAPNsEndpoint: Sendable {
         // Fault rules live in the store (`unotify apns fault`), so that any process sets them.
         let store = scheduler.store
         configuration.faultRules = { (try? store.apnsFaultRules()) ?? [] }
+        if logSize > 0 {
+            configuration.requestLog = APNsRequestLog(keep: logSize, logger: logger) { entries, keep in
+                try store.appendAPNsLog(entries, keep: keep)
+            }
+        }
         let endpoint = APNsEndpoint(
             configuration: configuration,
             gateway: PushGateway(

@@ -89,6 +89,11 @@ public struct DaemonOptions: ParsableArguments {
             discussion: "--apns-address serves the development (sandbox) environment. Each takes only the tokens issued for it (unotify token --environment); the other's answer 400 BadDeviceToken, as Apple's hosts do."))
     var apnsProductionAddress: String?
 
+    @Option(
+        name: .customLong("apns-log-size"),
+        help: "How many of the latest APNs requests the store keeps for `unotify apns log` (0: none).")
+    var apnsLogSize = 1_000
+
     @Flag(name: .customLong("apns-allow-remote"), help: "Allow --apns-address to be a non-loopback address.")
     var apnsAllowRemote = false
 
@@ -125,6 +130,9 @@ public struct DaemonOptions: ParsableArguments {
             ("--max-connections-per-peer", maximumConnectionsPerPeer),
         ] where count < 1 {
             throw ValidationError("\(name) takes a whole number of at least 1, not \(count)")
+        }
+        guard (0...1_000_000).contains(apnsLogSize) else {
+            throw ValidationError("--apns-log-size takes 0 (no log) to 1000000, not \(apnsLogSize)")
         }
         guard AuthorizationPolicy(rawValue: authorization) != nil else { throw ValidationError("--authorization takes grant or deny") }
         guard Logger.Level(rawValue: logLevelName) != nil else { throw ValidationError("unknown --log-level '\(logLevelName)'") }
@@ -223,7 +231,9 @@ extension DaemonOptions {
         if let apnsCertificate, let apnsKey {
             configuration.tls = .init(certificatePath: apnsCertificate, keyPath: apnsKey)
         }
-        return DaemonAPNsEndpoint(configuration: configuration, authKeys: apnsAuthKeys, teamID: apnsTeamID)
+        var endpoint = DaemonAPNsEndpoint(configuration: configuration, authKeys: apnsAuthKeys, teamID: apnsTeamID)
+        endpoint.logSize = apnsLogSize
+        return endpoint
     }
 }
 

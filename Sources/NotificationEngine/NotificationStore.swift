@@ -185,6 +185,12 @@ public protocol NotificationStore: Sendable {
     func metadata(_ key: String) throws -> String?
     func setMetadata(_ key: String, _ value: String) throws
 
+    /// Appends entries to the APNs endpoint's request log, then keeps only its newest `keep` entries.
+    func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) throws
+
+    /// The request log's entries after `afterID`, oldest first, at most `limit` (the newest ones).
+    func apnsLog(afterID: Int64, limit: Int) throws -> [APNsLogEntry]
+
     /// How many pending requests the store holds, over all apps.
     func pendingCount() throws -> Int
 

@@ -115,6 +115,7 @@ public actor APNsEndpoint {
                 }
             }
         let channel = try await bootstrap.bind(host: address.host, port: address.port).get()
+        configuration.requestLog?.start()
         server = channel
         let port = channel.localAddress?.port ?? address.port
         state = .running(port: port)
@@ -151,6 +152,7 @@ public actor APNsEndpoint {
                 { await answerer.waitUntilDrained() }, orElse: { try? await clock.sleep(until: deadline) })
         }.value
         for channel in connections.all { try? await channel.close() }
+        configuration.requestLog?.stop()
         logger.info("APNs endpoint stopped")
     }
 

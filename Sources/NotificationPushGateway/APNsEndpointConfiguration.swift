@@ -49,6 +49,8 @@ public struct APNsEndpointConfiguration: Sendable {
     public var idleTimeout: TimeInterval = 3_600
     /// The APNs environment the endpoint stands for (``PushGateway/environment``), in its log lines.
     public var environment: PushEnvironment = .development
+    /// Where every request and its answer are logged (`unotify apns log`); `nil` logs nothing.
+    public var requestLog: APNsRequestLog?
     /// The fault rules in force, asked for each request (``APNsFaultRule``; `unotify apns fault`). None by default;
     /// the daemon reads its store's.
     public var faultRules: @Sendable () -> [APNsFaultRule] = { [] }

@@ -25,6 +25,8 @@ final class RequestAnswerer: Sendable {
     let maximumRequestsPerTokenPerSecond: Int?
     let clock: any NotificationClock
     let faults: FaultInjector
+    let requestLog: APNsRequestLog?
+    let environment: PushEnvironment
     private let state = Mutex(State())
 
     init(
@@ -37,6 +39,8 @@ final class RequestAnswerer: Sendable {
         self.maximumRequestsPerTokenPerSecond = configuration.maximumRequestsPerTokenPerSecond
         self.clock = configuration.clock
         self.faults = FaultInjector(rules: configuration.faultRules)
+        self.requestLog = configuration.requestLog
+        self.environment = configuration.environment
     }
 
     /// From now on every request answers 503 `Shutdown`.
@@ -88,6 +92,7 @@ final class RequestAnswerer: Sendable {
         then deliver: @Sendable (APNsResponse) async -> Delivered
     ) async -> Delivered {
         let id = Self.requestedID(request) ?? UUID().uuidString.lowercased()
+        let received = (Date(), ContinuousClock.now)
         let admitted: APNsReason? = state.withLock { state in
             if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
             if state.inFlight >= maximumConcurrentRequests {
@@ -96,11 +101,31 @@ final class RequestAnswerer: Sendable {
             state.inFlight += 1
             return nil
         }
-        if let admitted { return await deliver(APNsResponse(reason: admitted, apnsID: id)) }
+        if let admitted {
+            let response = APNsResponse(reason: admitted, apnsID: id)
+            log(request, response, connection: connection, received: received)
+            return await deliver(response)
+        }
         let response = await admittedAnswer(request, id: id, connection: connection)
+        log(request, response, connection: connection, received: received)
         let delivered = await deliver(response)
         finish()
         return delivered
+    }
+
+    /// Records a request and its answer in the request log, when there is one.
+    private func log(
+        _ request: APNsRequest, _ response: APNsResponse, connection: ConnectionTokenState, received: (Date, ContinuousClock.Instant)
+    ) {
+        guard let requestLog else { return }
+        let elapsed = (ContinuousClock.now - received.1).components
+        requestLog.record(
+            APNsLogEntry(
+                receivedAt: received.0, connection: String(UInt(bitPattern: ObjectIdentifier(connection).hashValue) % 0x10000, radix: 16),
+                environment: environment, method: request.method, path: request.path,
+                headers: request.headers.map { ($0.name, $0.value) }, payload: request.body, status: response.status,
+                reason: response.reason?.reason, apnsID: response.apnsID,
+                latency: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18))
     }
 
     /// The answer to an admitted request: provider token, per-token rate, fault rules, then the responder.

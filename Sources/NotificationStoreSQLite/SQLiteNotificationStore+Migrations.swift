@@ -113,6 +113,14 @@ extension SQLiteNotificationStore {
             // trigger = ?`), whatever the number of apps following it (replanFloatingPlans(dueAfter:nextFireDate:)).
             try db.execute(sql: "CREATE INDEX floatingPlan_trigger ON floatingPlan(trigger)")
         }
+        migrator.registerMigration("v6-apns-log") { db in
+            // The APNs endpoint's request log (`unotify apns log`): a ring of the newest requests, each an
+            // APNsLogEntry as JSON.
+            try db.create(table: "apnsLog") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("entry", .blob).notNull()
+            }
+        }
         return migrator
     }
 }

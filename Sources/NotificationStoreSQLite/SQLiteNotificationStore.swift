@@ -70,6 +70,30 @@ public final class SQLiteNotificationStore: NotificationStore {
         writer = queue
     }
 
+    public func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) throws {
+        guard !entries.isEmpty else { return }
+        let encoder = JSON.makeEncoder()
+        let encoded = try entries.map { try encoder.encode($0) }
+        try writer.write { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO apnsLog (entry) VALUES (?)")
+            for entry in encoded { try insert.execute(arguments: [entry]) }
+            try db.execute(sql: "DELETE FROM apnsLog WHERE id <= (SELECT MAX(id) FROM apnsLog) - ?", arguments: [max(keep, 0)])
+        }
+    }
+
+    public func apnsLog(afterID: Int64, limit: Int) throws -> [APNsLogEntry] {
+        try writer.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, entry FROM apnsLog WHERE id > ? ORDER BY id DESC LIMIT ?",
+                arguments: [afterID, max(limit, 0)])
+            return try rows.reversed().map { row in
+                var entry = try JSON.decode(APNsLogEntry.self, from: row["entry"])
+                entry.id = row["id"]
+                return entry
+            }
+        }
+    }
+
     /// Whether another connection, such as another process's, committed to the store since the last call (the first
     /// call answers `true`): SQLite's `PRAGMA data_version` on the writer connection, which this store's own commits
     /// leave alone. A ``StoreFileMonitor`` sees every write to the file, the engine's own included; asking this

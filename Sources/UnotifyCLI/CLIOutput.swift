@@ -25,6 +25,14 @@ enum CLIOutput {
         print(String(decoding: data, as: UTF8.self))
     }
 
+    /// One value as one line of JSON (JSON Lines, for streams such as `apns log --follow --json`), dates in ISO 8601.
+    static func printJSONLine<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     /// An instant as ISO 8601 in UTC, `2026-03-08T11:00:00Z`.
     static func iso(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))

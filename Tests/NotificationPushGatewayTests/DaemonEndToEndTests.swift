@@ -197,6 +197,22 @@ struct DaemonEndToEndTests {
         #expect(refused.status == 429 && refused.body.contains(#""reason":"TooManyRequests""#), "\(refused.body)")
         _ = try await runProgram(unotify, ["apns", "fault", "clear"], environment: environment)
         #expect(try await curl(push).status == 200)
+
+        // The request log: the daemon writes it every 100 ms; wait (bounded) for the last push to be in it.
+        var statuses: [Int] = []
+        var logged = ""
+        // The two endpoints write their logs independently: compare the answers, not their order across them.
+        for _ in 0..<100 where statuses.count < 5 {
+            logged = try await runProgram(unotify, ["apns", "log", "--json"], environment: environment).stdout
+            statuses = logged.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["status"] as? Int
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(statuses.sorted() == [200, 200, 200, 400, 429], "\(logged)")
+        #expect(!logged.contains(hex) && logged.contains("…" + hex.suffix(8)))
+        let busy = try await runProgram(unotify, ["apns", "log", "--status", "429"], environment: environment).stdout
+        #expect(busy.split(separator: "\n").count == 1 && busy.contains("→ 429 TooManyRequests"), "\(busy)")
     }
 
     @Test("--apns-address off serves no endpoint; a remote address needs --apns-allow-remote")

@@ -7,8 +7,8 @@ import NotificationModel
 struct APNsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns",
-        abstract: "Make the APNs endpoint fail on purpose, to test a provider's retries and cleanup.",
-        subcommands: [APNsFault.self])
+        abstract: "See what the APNs endpoint received, and make it fail on purpose to test a provider.",
+        subcommands: [APNsLog.self, APNsFault.self])
 }
 
 /// `unotify apns fault`: the endpoint's fault rules, kept in the store.
@@ -134,5 +134,56 @@ struct APNsFaultClear: AsyncParsableCommand {
             try store.setAPNsFaultRules(kept)
             CLIOutput.print("removed \(rules.count - kept.count) fault rule\(rules.count - kept.count == 1 ? "" : "s")")
         }
+    }
+}
+
+/// `unotify apns log`: what the APNs endpoint received and answered, from the store's ring.
+struct APNsLog: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show the requests the APNs endpoint received: time, connection, environment, headers, payload, answer, latency.",
+        discussion: """
+            unotifyd keeps the latest --apns-log-size requests (1,000 by default) in the store. Device tokens and \
+            provider tokens are shown only as their last eight characters.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Keep printing requests as they arrive, until interrupted.") var follow = false
+    @Option(help: "Only requests with this apns-topic.") var topic: String?
+    @Option(help: "Only requests answered with this HTTP status.") var status: Int?
+    @Option(help: "At most this many of the latest requests (before --follow's new ones).") var limit = 50
+
+    func validate() throws {
+        guard limit >= 1 else { throw ValidationError("--limit takes 1 or more") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try openStore(global)
+            var last: Int64 = 0
+            var first = true
+            repeat {
+                let entries = try store.apnsLog(afterID: last, limit: first ? limit : 10_000)
+                last = entries.last?.id ?? last
+                let shown = entries.filter { (topic == nil || $0.topic == topic) && (status == nil || $0.status == status) }
+                if global.json {
+                    for entry in shown { try CLIOutput.printJSONLine(entry) }
+                } else {
+                    if first, shown.isEmpty, !follow { CLIOutput.print("no APNs requests logged") }
+                    for entry in shown { CLIOutput.print(Self.line(entry)) }
+                }
+                first = false
+                if follow { try await Task.sleep(for: .milliseconds(250)) }
+            } while follow
+        }
+    }
+
+    /// `10:50:01.123 development c3f2 POST /3/device/…a1b2c3d4 com.example.app → 429 TooManyRequests 1.2 ms {"aps":…}`
+    static func line(_ entry: APNsLogEntry) -> String {
+        let time = entry.receivedAt.formatted(.iso8601.time(includingFractionalSeconds: true))
+        let answer = "\(entry.status)" + (entry.reason.map { " \($0)" } ?? "")
+        let payload = entry.payload.count > 80 ? String(entry.payload.prefix(79)) + "…" : entry.payload
+        return "\(time) \(entry.environment.rawValue) \(entry.connection) \(entry.method) \(entry.path) "
+            + "\(entry.topic ?? "-") → \(answer) \(String(format: "%.1f ms", entry.latency * 1_000)) \(payload)"
     }
 }
