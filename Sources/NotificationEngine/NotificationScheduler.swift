@@ -380,7 +380,9 @@ public actor NotificationScheduler {
             }
             // A held request due soon comes first: claiming just before its instant would make it late, and after
             // presenting it the loop claims ahead anyway.
-            if let due = held.first?.request.nextFireDate, next.map({ $0 > due.addingTimeInterval(-Self.quietBeforeDue) }) ?? true {
+            if let due = held.first?.request.nextFireDate,
+                next.map({ $0 > due.addingTimeInterval(-Self.quietBeforeDue) }) ?? true
+            {
                 next = due.addingTimeInterval(-Self.finalApproach)
             }
             await waitForWork(until: next, seen: seen)
@@ -523,7 +525,9 @@ public actor NotificationScheduler {
                 continue
             }
             held.removeFirst(due.count)
-            let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) { a, _ in a }
+            let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) {
+                first, _ in first
+            }
             let fired = await fire(due.map(\.request), prepared: prepared, recordEach: false)
             shown += fired.shown
             completions += fired.completions
@@ -593,7 +597,9 @@ public actor NotificationScheduler {
             complete(
                 completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
                 badge: completion.badge)
-            if let badge = completion.badge { await presenter.badgeDidChange(appID: completion.request.appID, count: badge) }
+            if let badge = completion.badge {
+                await presenter.badgeDidChange(appID: completion.request.appID, count: badge)
+            }
         }
     }
 

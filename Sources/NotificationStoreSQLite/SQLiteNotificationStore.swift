@@ -468,7 +468,8 @@ public final class SQLiteNotificationStore: NotificationStore {
             // Plans of different apps with the same components share a trigger: one date, one statement for all.
             let triggers = try Data.fetchAll(
                 db, sql: "SELECT DISTINCT trigger FROM floatingPlan WHERE nextFire > ?", arguments: [after])
-            let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE trigger = ? AND nextFire > ?")
+            let move = try db.cachedStatement(
+                sql: "UPDATE floatingPlan SET nextFire = ? WHERE trigger = ? AND nextFire > ?")
             var moved = 0
             for encoded in triggers {
                 if let next = try nextFireDate(JSON.decode(TriggerSpec.self, from: encoded)) {
@@ -482,7 +483,8 @@ public final class SQLiteNotificationStore: NotificationStore {
                                 SELECT key FROM floatingPlan WHERE trigger = ? AND nextFire > ?)
                             """,
                         arguments: [encoded, after])
-                    try db.execute(sql: "DELETE FROM floatingPlan WHERE trigger = ? AND nextFire > ?", arguments: [encoded, after])
+                    try db.execute(
+                        sql: "DELETE FROM floatingPlan WHERE trigger = ? AND nextFire > ?", arguments: [encoded, after])
                     moved += db.changesCount
                 }
             }
