@@ -40,6 +40,61 @@ public final class DaemonBackend: NotificationBackend {
         _ = try await call(appID, .add(spec))
     }
 
+    /// Adds the batch in as few messages as the wire's message size allows (about 1 MiB each), each stored in one
+    /// transaction by the daemon.
+    ///
+    /// Every request is checked here first with the checks that do not depend on the clock, so such a refused request
+    /// sends nothing. A batch that needs several messages is not one transaction: should the daemon refuse a later
+    /// message (a calendar trigger no date matches, which depends on the daemon's clock; a denied app) or fail to
+    /// store it, the earlier messages stay stored.
+    public func add(contentsOf specs: [RequestSpec], appID: String) async throws -> BatchAddResult {
+        var refusals: [BatchAddError.Refusal] = []
+        for (index, spec) in specs.enumerated() {
+            do { try NotificationScheduler.check(spec) } catch let error as EngineError {
+                refusals.append(BatchAddError.Refusal(index: index, error: error))
+            }
+        }
+        guard refusals.isEmpty else { throw BatchAddError(refusals: refusals) }
+        var result = BatchAddResult(added: 0, discarded: [])
+        for (offset, chunk) in try Self.messageSizedChunks(of: specs) {
+            let reply = try await call(appID, .addBatch(Array(chunk)))
+            guard case .batchAdded(let report) = reply else { throw unexpected(reply) }
+            guard report.refusals.isEmpty else {
+                throw BatchAddError(refusals: report.refusals.map {
+                    BatchAddError.Refusal(
+                        index: offset + $0.index,
+                        error: EngineError(EngineError.Code(name: $0.code) ?? .invalidArgument, $0.message))
+                })
+            }
+            result.added += report.added
+            result.discarded += report.discarded
+        }
+        return result
+    }
+
+    /// `specs` in runs that each fit in one message, with the index of each run's first request.
+    static func messageSizedChunks(of specs: [RequestSpec]) throws -> [(Int, ArraySlice<RequestSpec>)] {
+        var chunks: [(Int, ArraySlice<RequestSpec>)] = []
+        var pending: [ArraySlice<RequestSpec>] = stride(from: 0, to: specs.count, by: 1_000).map {
+            specs[$0..<min($0 + 1_000, specs.count)]
+        }
+        while !pending.isEmpty {
+            let chunk = pending.removeFirst()
+            let size = try WireProtocol.encode(ClientMessage.request(id: .max, .addBatch(Array(chunk)))).count
+            if size <= WireProtocol.maximumMessageSize {
+                chunks.append((chunk.startIndex, chunk))
+            } else if chunk.count == 1 {
+                throw EngineError(
+                    .invalidArgument,
+                    "request '\(chunk.first!.identifier)' is larger than unotifyd takes (\(WireProtocol.maximumMessageSize) bytes)")
+            } else {
+                let middle = chunk.startIndex + chunk.count / 2
+                pending.insert(contentsOf: [chunk[chunk.startIndex..<middle], chunk[middle...]], at: 0)
+            }
+        }
+        return chunks
+    }
+
     public func pendingRequests(appID: String) async throws -> [PendingRequest] {
         let reply = try await call(appID, .pendingRequests)
         guard case .pendingRequests(let list) = reply else { throw unexpected(reply) }

@@ -1,5 +1,6 @@
 import Logging
 import NotificationEngine
+import NotificationModel
 import NotificationPush
 import NotificationPushGateway
 
@@ -39,9 +40,14 @@ public struct DaemonAPNsEndpoint: Sendable {
                 "the APNs endpoint listens beyond loopback: other machines can send notifications",
                 metadata: ["address": "\(configuration.address)"])
         }
+        // Fault rules live in the store (`unotify apns fault`), so that any process sets them.
+        let store = scheduler.store
+        configuration.faultRules = { (try? store.apnsFaultRules()) ?? [] }
         let endpoint = APNsEndpoint(
             configuration: configuration,
-            gateway: PushGateway(scheduler: scheduler, deliversImmediately: false, logger: logger), logger: logger)
+            gateway: PushGateway(
+                scheduler: scheduler, deliversImmediately: false, environment: configuration.environment, logger: logger),
+            logger: logger)
         try await endpoint.start()
         return endpoint
     }

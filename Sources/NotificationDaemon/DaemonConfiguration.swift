@@ -47,6 +47,9 @@ public struct DaemonConfiguration: Sendable {
     /// `nil` serves none, as `--apns-address off` and in-process daemons in tests. If it cannot start (the port is
     /// taken), the daemon logs an error and serves its socket anyway.
     public var apnsEndpoint: DaemonAPNsEndpoint?
+    /// The production environment's APNs endpoint (`--apns-production-address`), which takes production tokens only;
+    /// ``apnsEndpoint`` is the development one.
+    public var apnsProductionEndpoint: DaemonAPNsEndpoint?
 
     public init(
         socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),

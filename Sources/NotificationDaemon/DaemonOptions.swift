@@ -4,6 +4,7 @@ import Logging
 import NotificationDelivery
 import NotificationDesktop
 import NotificationEngine
+import NotificationModel
 import NotificationGeoClue
 import NotificationPlatform
 import NotificationPush
@@ -80,6 +81,13 @@ public struct DaemonOptions: ParsableArguments {
         name: .customLong("apns-address"),
         help: "Where the APNs provider API listens, host:port, or off (default: 127.0.0.1:2197).")
     var apnsAddress = "127.0.0.1:2197"
+
+    @Option(
+        name: .customLong("apns-production-address"),
+        help: ArgumentHelp(
+            "Where the production environment's APNs endpoint listens, host:port, or off (default: 127.0.0.1:2196; off when --apns-address is off).",
+            discussion: "--apns-address serves the development (sandbox) environment. Each takes only the tokens issued for it (unotify token --environment); the other's answer 400 BadDeviceToken, as Apple's hosts do."))
+    var apnsProductionAddress: String?
 
     @Flag(name: .customLong("apns-allow-remote"), help: "Allow --apns-address to be a non-loopback address.")
     var apnsAllowRemote = false
@@ -162,6 +170,7 @@ public struct DaemonOptions: ParsableArguments {
             configuration.locationSource = GeoClueLocationSource(logger: Logger(label: "unotifyd"))
         }
         configuration.apnsEndpoint = try apnsEndpointConfiguration()
+        configuration.apnsProductionEndpoint = try apnsProductionEndpointConfiguration()
         let relay = ResponseRelay(logger: Logger(label: "unotifyd"))
         let presenter = AutomaticPresenter(
             self.presenter, terminal: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }),
@@ -196,8 +205,20 @@ extension DaemonOptions {
     /// The APNs endpoint's settings, or `nil` for `--apns-address off`. Provider keys are loaded when
     /// ``NotificationDaemon/run()`` starts the endpoint.
     func apnsEndpointConfiguration() throws -> DaemonAPNsEndpoint? {
-        guard apnsAddress != "off" else { return nil }
-        var configuration = APNsEndpointConfiguration(address: try APNsEndpointAddress(parsing: apnsAddress))
+        try apnsEndpointConfiguration(address: apnsAddress, environment: .development)
+    }
+
+    /// The production endpoint's settings: `--apns-production-address`, by default 127.0.0.1:2196 unless
+    /// `--apns-address` is off; the TLS and provider-token options apply to both endpoints.
+    func apnsProductionEndpointConfiguration() throws -> DaemonAPNsEndpoint? {
+        let address = apnsProductionAddress ?? (apnsAddress == "off" ? "off" : "127.0.0.1:2196")
+        return try apnsEndpointConfiguration(address: address, environment: .production)
+    }
+
+    private func apnsEndpointConfiguration(address: String, environment: PushEnvironment) throws -> DaemonAPNsEndpoint? {
+        guard address != "off" else { return nil }
+        var configuration = APNsEndpointConfiguration(address: try APNsEndpointAddress(parsing: address))
+        configuration.environment = environment
         configuration.allowsRemote = apnsAllowRemote
         if let apnsCertificate, let apnsKey {
             configuration.tls = .init(certificatePath: apnsCertificate, keyPath: apnsKey)

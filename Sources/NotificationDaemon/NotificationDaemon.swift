@@ -116,13 +116,23 @@ public actor NotificationDaemon {
         logger.info("listening", metadata: ["socket": "\(configuration.socketPath)", "store": "\(configuration.storePath)"])
         let scheduler = scheduler
         // The APNs provider API, when configured (`--apns-address`): if it cannot start, the socket is served anyway.
-        var apns: APNsEndpoint?
-        if let endpoint = configuration.apnsEndpoint {
-            do { apns = try await endpoint.start(scheduler: scheduler, logger: logger) } catch {
-                logger.error("the APNs endpoint did not start: \(error)", metadata: ["address": "\(endpoint.configuration.address)"])
+        var apnsEndpoints: [APNsEndpoint] = []
+        for endpoint in [configuration.apnsEndpoint, configuration.apnsProductionEndpoint].compactMap({ $0 }) {
+            do { apnsEndpoints.append(try await endpoint.start(scheduler: scheduler, logger: logger)) } catch {
+                logger.error(
+                    "the APNs endpoint did not start: \(error)",
+                    metadata: [
+                        "address": "\(endpoint.configuration.address)",
+                        "environment": "\(endpoint.configuration.environment.rawValue)",
+                    ])
             }
         }
-        let monitor = StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
+        // Every write to the file wakes the monitor, the engine's own too: only another process's wakes the loop.
+        let sqliteStore = scheduler.store as? SQLiteNotificationStore
+        _ = sqliteStore?.changedElsewhere()
+        let monitor = StoreFileMonitor(storePath: configuration.storePath) {
+            if sqliteStore?.changedElsewhere() ?? true { scheduler.storeDidChange() }
+        }
         // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
         let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
         // The system zone changed: re-plan floating calendar triggers.
@@ -165,10 +175,10 @@ public actor NotificationDaemon {
                 for session in sessions.withLock({ Array($0.values) }) { session.close() }
             }
         } catch {
-            await apns?.stop()
+            for endpoint in apnsEndpoints { await endpoint.stop() }
             throw error
         }
-        await apns?.stop()
+        for endpoint in apnsEndpoints { await endpoint.stop() }
     }
 
     /// Takes the store's daemon lock, or throws ``DaemonError`` (``DaemonError/Code/alreadyRunning``) naming the
@@ -399,6 +409,16 @@ public actor NotificationDaemon {
         case .add(let spec):
             try await scheduler.add(spec, appID: app)
             return .done
+        case .addBatch(let specs):
+            do {
+                let result = try await scheduler.add(contentsOf: specs, appID: app)
+                return .batchAdded(BatchAddReport(added: result.added, discarded: result.discarded, refusals: []))
+            } catch let error as BatchAddError {
+                let refusals = error.refusals.map {
+                    BatchAddReport.Refusal(index: $0.index, code: $0.error.code.name, message: $0.error.message)
+                }
+                return .batchAdded(BatchAddReport(added: 0, discarded: [], refusals: refusals))
+            }
         case .pendingRequests: return .pendingRequests(try await scheduler.pendingRequests(appID: app))
         case .removePending(let identifiers):
             try await scheduler.removePending(appID: app, identifiers: identifiers)

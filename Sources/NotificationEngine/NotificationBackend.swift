@@ -5,6 +5,8 @@ import NotificationModel
 /// `NotificationClient`. Every call names the app, so one backend serves many apps.
 public protocol NotificationBackend: Sendable {
     func add(_ spec: RequestSpec, appID: String) async throws
+    /// Adds many requests of the app: all of them, or none when one is refused (``BatchAddError``).
+    func add(contentsOf specs: [RequestSpec], appID: String) async throws -> BatchAddResult
     func pendingRequests(appID: String) async throws -> [PendingRequest]
     func removePending(appID: String, identifiers: [String]?) async throws
     func deliveredNotifications(appID: String) async throws -> [DeliveredNotification]
@@ -43,6 +45,10 @@ public protocol NotificationBackend: Sendable {
 }
 
 extension NotificationScheduler: NotificationBackend {
+    public func add(contentsOf specs: [RequestSpec], appID: String) throws -> BatchAddResult {
+        try add(contentsOf: specs.map { BatchRequest(appID: appID, spec: $0) })
+    }
+
     public func setLaunchCommand(_ command: [String]?, appID: String) throws {
         guard command.map({ !$0.isEmpty && $0[0].hasPrefix("/") }) ?? true else {
             throw EngineError(.invalidArgument, "a launch command starts with an absolute executable path")

@@ -45,6 +45,14 @@ extension NotificationScheduler {
         return pending.filter { $0.identifier == identifier }.map(\.spec)
     }
 
+    /// The app's pending requests with one of `identifiers`, which a batch add replaces; empty, without reading the
+    /// store, when the app has no attachments in the data store.
+    func pendingRequests(replacedBy identifiers: Set<String>, appID: String) -> [RequestSpec] {
+        guard hasStoredAttachments(appID: appID) else { return [] }
+        let pending = (try? store.pendingRequests(appID: appID)) ?? []
+        return pending.filter { identifiers.contains($0.identifier) }.map(\.spec)
+    }
+
     /// Whether the app's folder in the data store has anything in it.
     private func hasStoredAttachments(appID: String) -> Bool {
         guard let root = configuration.attachmentStoreRoot else { return false }

@@ -32,9 +32,9 @@ public enum PushDeliveryOutcome: String, Sendable, Hashable, Codable {
 }
 
 extension NotificationStore {
-    /// The registration of an app for remote notifications, active or not.
-    public func pushRegistration(appID: String) throws -> PushRegistration? {
-        try decodedMetadata(PushRegistration.self, PushKeys.registration(appID))
+    /// The registration of an app for remote notifications in an environment, active or not.
+    public func pushRegistration(appID: String, environment: PushEnvironment = .development) throws -> PushRegistration? {
+        try decodedMetadata(PushRegistration.self, PushKeys.registration(appID, environment))
     }
 
     /// The registration a device token was issued with, active or not.
@@ -52,10 +52,12 @@ extension NotificationStore {
     ///   - date: Now.
     ///   - bundleDirectory: The app's folder for `loc-key` strings and named sounds of its pushes; `nil` keeps
     ///     the one recorded before.
+    ///   - environment: The APNs environment whose token the app gets: development, as for a build Xcode installs,
+    ///     unless it says otherwise. Each environment has its own token for the app.
     public func registerForRemoteNotifications(
-        appID: String, at date: Date, bundleDirectory: String?
+        appID: String, at date: Date, bundleDirectory: String?, environment: PushEnvironment = .development
     ) throws -> PushRegistration {
-        if var existing = try pushRegistration(appID: appID), existing.isActive {
+        if var existing = try pushRegistration(appID: appID, environment: environment), existing.isActive {
             if let bundleDirectory, existing.bundleDirectory != bundleDirectory {
                 existing.bundleDirectory = bundleDirectory
                 try save(existing)
@@ -65,7 +67,7 @@ extension NotificationStore {
         var token = DeviceToken.random()
         while try metadata(PushKeys.tokenOwner(token)).map({ !$0.isEmpty }) ?? false { token = DeviceToken.random() }
         let registration = PushRegistration(
-            appID: appID, token: token, registeredAt: date, bundleDirectory: bundleDirectory)
+            appID: appID, token: token, registeredAt: date, bundleDirectory: bundleDirectory, environment: environment)
         try save(registration)
         return registration
     }
@@ -73,8 +75,10 @@ extension NotificationStore {
     /// Unregisters an app: its token stops taking pushes, which answer 410 `Unregistered` with `date`.
     /// - Returns: The registration as it is now, `nil` when the app never registered.
     @discardableResult
-    public func unregisterForRemoteNotifications(appID: String, at date: Date) throws -> PushRegistration? {
-        guard var registration = try pushRegistration(appID: appID) else { return nil }
+    public func unregisterForRemoteNotifications(
+        appID: String, at date: Date, environment: PushEnvironment = .development
+    ) throws -> PushRegistration? {
+        guard var registration = try pushRegistration(appID: appID, environment: environment) else { return nil }
         if registration.isActive {
             registration.unregisteredAt = date
             try save(registration)
@@ -100,6 +104,17 @@ extension NotificationStore {
         return registration
     }
 
+    /// The fault rules the APNs endpoint applies (`unotify apns fault`), in order; empty when none were set.
+    public func apnsFaultRules() throws -> [APNsFaultRule] {
+        try decodedMetadata([APNsFaultRule].self, PushKeys.faultRules) ?? []
+    }
+
+    /// Replaces the APNs endpoint's fault rules; an empty list removes them.
+    public func setAPNsFaultRules(_ rules: [APNsFaultRule]) throws {
+        let value = rules.isEmpty ? "" : String(decoding: try JSONEncoder().encode(rules), as: UTF8.self)
+        try setMetadata(PushKeys.faultRules, value)
+    }
+
     /// The background pushes waiting for an app (at most the newest one).
     public func queuedBackgroundPushes(appID: String) throws -> [RemoteNotification] {
         try decodedMetadata([RemoteNotification].self, PushKeys.backgroundQueue(appID)) ?? []
@@ -112,7 +127,7 @@ extension NotificationStore {
 
     private func save(_ registration: PushRegistration) throws {
         let encoded = String(decoding: try JSONEncoder().encode(registration), as: UTF8.self)
-        try setMetadata(PushKeys.registration(registration.appID), encoded)
+        try setMetadata(PushKeys.registration(registration.appID, registration.environment), encoded)
         try setMetadata(PushKeys.tokenRecord(registration.token), encoded)
         try setMetadata(PushKeys.tokenOwner(registration.token), registration.appID)
     }
@@ -125,7 +140,11 @@ extension NotificationStore {
 
 /// The metadata keys of push state.
 enum PushKeys {
-    static func registration(_ appID: String) -> String { "push.token.\(appID)" }
+    static let faultRules = "apns.faults"
+    /// Development registrations keep the key they had before environments existed.
+    static func registration(_ appID: String, _ environment: PushEnvironment = .development) -> String {
+        environment == .development ? "push.token.\(appID)" : "push.token.\(environment.rawValue).\(appID)"
+    }
     static func tokenRecord(_ token: DeviceToken) -> String { "push.registration.\(token.hex)" }
     static func tokenOwner(_ token: DeviceToken) -> String { "push.app.\(token.hex)" }
     static func backgroundQueue(_ appID: String) -> String { "push.background.\(appID)" }
@@ -244,8 +263,11 @@ extension NotificationScheduler {
             if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
             return .modifying
         }
-        // No pending cap: a push is due at once and never waits behind local requests.
-        _ = try storeCall { try store.insertPending(request, cap: nil, at: now) }
+        // No pending cap: a push is due at once and never waits behind local requests. Pushes arriving together
+        // (many streams of the APNs endpoint) share a transaction.
+        do { _ = try await commits.insert(request, cap: nil) } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
         storeDidChange()
         if deliver { await deliverDue() }
         if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }

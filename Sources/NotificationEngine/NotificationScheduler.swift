@@ -20,9 +20,16 @@ public actor NotificationScheduler {
     /// Starts apps' declared service extension executables (NotificationScheduler+ServiceExtensions.swift).
     nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
-    private let wake = WakeSignal()
+    nonisolated let wake = WakeSignal()
+    /// Concurrent adds and pushes share a transaction (GroupCommit.swift).
+    let commits: GroupCommit
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
+    /// While ``run()`` sleeps: the instant it sleeps until (`.distantFuture` when nothing is dated); `nil` while it
+    /// works or does not run. An add due no sooner needs no wake-up: the loop reads the store again at that instant.
+    private var plannedWake: Date?
+    /// The instant the sleeping loop waits for (for tests); `nil` while it works or does not run.
+    var sleepingUntil: Date? { plannedWake }
     /// When the store last refused to claim due requests; the loop retries after ``storeRetryDelay``.
     private var claimFailedAt: Date?
     /// The last location fix, in memory only (NotificationScheduler+Location.swift).
@@ -72,6 +79,7 @@ public actor NotificationScheduler {
         self.presenter = presenter
         self.configuration = configuration
         self.logger = logger
+        commits = GroupCommit(store: store)
     }
 
     // MARK: - Requests
@@ -80,27 +88,33 @@ public actor NotificationScheduler {
     ///
     /// - Throws: ``EngineError`` with `notificationsNotAllowed` when the app was denied, `invalidTrigger` for a
     ///   trigger Apple would trap on, `invalidNoDate` when a calendar trigger can never match.
-    public func add(_ spec: RequestSpec, appID: String) throws {
+    ///
+    /// Adds that arrive together (from several clients of the daemon) share one store transaction and one `fsync`;
+    /// each returns once its own request is durable.
+    public func add(_ spec: RequestSpec, appID: String) async throws {
         let state = try appState(appID: appID)
         guard state.authorization != .denied else {
             throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
         }
-        if let trigger = spec.trigger { try TriggerPlanner.validate(trigger) }
-        try Self.checkLimits(of: spec.content)
-        try checkPlannedZone()
         let now = clock.now
-        let fireDate = TriggerPlanner.firstFireDate(for: spec.trigger, addedAt: now, calendar: clock.calendar)
-        if fireDate == nil, case .calendar = spec.trigger {
-            throw EngineError(.invalidNoDate, "no date matches the calendar trigger of '\(spec.identifier)'")
-        }
+        let fireDate = try Self.checkedFirstFireDate(of: spec, at: now, calendar: clock.calendar)
+        try checkPlannedZone()
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
         let replaced = pendingRequests(replacedBy: spec.identifier, appID: appID)
-        let insertion = try storeCall { try store.insertPending(request, cap: configuration.pendingCap, at: now) }
-        discardAttachments(of: replaced + insertion.discarded.map(\.spec), appID: appID)
-        for discarded in insertion.discarded {
+        let discardedByCap: [PendingRequest]
+        do { discardedByCap = try await commits.insert(request, cap: configuration.pendingCap) } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
+        discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)
+        for discarded in discardedByCap {
             logger.warning(
                 "discarded pending request: more than the pending cap",
                 metadata: ["app": "\(appID)", "request": "\(discarded.identifier)"])
+        }
+        // The loop wakes at `planned` and reads the store again then; but requests it holds, claimed ahead, are
+        // checked against the store only after a signalled change, and this add may replace one of them.
+        if let planned = plannedWake, held.isEmpty, let fireDate, fireDate >= planned {
+            return
         }
         wake.signal()
     }
@@ -385,7 +399,9 @@ public actor NotificationScheduler {
             {
                 next = due.addingTimeInterval(-Self.finalApproach)
             }
+            plannedWake = next ?? .distantFuture
             await waitForWork(until: next, seen: seen)
+            plannedWake = nil
         }
         releaseHeld()
     }
@@ -709,7 +725,7 @@ public actor NotificationScheduler {
     // MARK: - Time zones
 
     /// Re-plans floating calendar triggers when the zone differs from the one the store's plan was made in.
-    private func checkPlannedZone() throws {
+    func checkPlannedZone() throws {
         let zone = clock.timeZone.identifier
         if plannedTimeZone == nil {
             plannedTimeZone = try storeCall { try store.metadata(Self.planZoneKey) }

@@ -21,6 +21,17 @@ public protocol NotificationStore: Sendable {
     /// - Returns: The stored request, and the requests discarded by the cap (possibly the new one).
     func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) throws -> PendingInsertion
 
+    /// Adds many requests in one transaction: each replaces the pending request of its app with its identifier (one
+    /// earlier in the batch too), then the pending cap is applied once to each app of the batch. Nothing of the
+    /// batch is stored when the call throws.
+    ///
+    /// - Parameters:
+    ///   - requests: The requests, of any apps, in order.
+    ///   - cap: As for ``insertPending(_:cap:at:)``; the store's own cap takes precedence.
+    ///   - date: When the batch was accepted, recorded in the history of discarded requests.
+    /// - Returns: The requests discarded by the cap (possibly some of the batch's).
+    func insertPending(batch requests: [PendingRequest], cap: Int?, at date: Date) throws -> [PendingRequest]
+
     /// The app's pending requests, oldest first.
     func pendingRequests(appID: String) throws -> [PendingRequest]
 

@@ -21,23 +21,27 @@ public struct PushGateway: Sendable {
     /// Whether ``handle(_:)`` runs a delivery pass itself; `false` when another engine (the daemon's loop, woken
     /// by the store change) delivers.
     public var deliversImmediately: Bool
+    /// The APNs environment this gateway stands for: a token issued for the other one is answered `BadDeviceToken`,
+    /// as Apple's hosts answer a development token sent to production and the reverse.
+    public var environment: PushEnvironment
     private let logger: Logger
 
     /// Creates a gateway.
     public init(
-        scheduler: NotificationScheduler, deliversImmediately: Bool = true,
+        scheduler: NotificationScheduler, deliversImmediately: Bool = true, environment: PushEnvironment = .development,
         logger: Logger = Logger(label: "OpenUserNotifications.push")
     ) {
         self.scheduler = scheduler
         self.deliversImmediately = deliversImmediately
+        self.environment = environment
         self.logger = logger
     }
 
     /// Answers one provider request.
     ///
     /// Validation (``APNsRequest/validate()``), then the token: `BadDeviceToken` for a token never issued,
-    /// `Unregistered` (410, with the time) for one whose app unregistered, `DeviceTokenNotForTopic` when
-    /// `apns-topic` names another app. Then the push is delivered (``NotificationScheduler/deliverPush(_:appID:deliver:)``).
+    /// `Unregistered` (410, with the time) for one whose app unregistered, `BadDeviceToken` for a token of the other
+    /// environment (``environment``), `DeviceTokenNotForTopic` when `apns-topic` names another app. Then the push is delivered (``NotificationScheduler/deliverPush(_:appID:deliver:)``).
     /// Store failures answer `InternalServerError`.
     public func handle(_ request: APNsRequest) async -> APNsResponse {
         let fallbackID = Self.requestedID(request) ?? UUID().uuidString.lowercased()
@@ -62,6 +66,10 @@ public struct PushGateway: Sendable {
     @discardableResult
     public func deliver(_ push: ValidatedPush) async throws -> PushDeliveryOutcome {
         let registration = try scheduler.store.pushDestination(for: push.token)
+        guard registration.environment == environment else {
+            throw APNsReason.badDeviceToken.with(
+                detail: "a \(registration.environment.rawValue) token sent to the \(environment.rawValue) endpoint")
+        }
         guard push.topicMatches(appID: registration.appID) else {
             throw APNsReason.deviceTokenNotForTopic.with(detail: "the token belongs to \(registration.appID)")
         }

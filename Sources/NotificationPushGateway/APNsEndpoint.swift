@@ -122,6 +122,7 @@ public actor APNsEndpoint {
             "APNs endpoint listening",
             metadata: [
                 "address": "\(APNsEndpointAddress(host: address.host, port: port))",
+                "environment": "\(configuration.environment.rawValue)",
                 "tls": "\(configuration.tls != nil)", "provider-tokens": "\(configuration.providerTokens != nil)",
             ])
         return port

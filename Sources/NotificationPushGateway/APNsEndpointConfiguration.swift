@@ -1,4 +1,5 @@
 import Foundation
+import NotificationModel
 import NotificationEngine
 
 /// How the APNs endpoint runs: address, TLS, provider tokens, the limits that produce APNs's transport
@@ -46,6 +47,11 @@ public struct APNsEndpointConfiguration: Sendable {
     /// A connection that sends nothing for this long gets a GOAWAY with `{"reason":"IdleTimeout"}` (HTTP/2) and is
     /// closed.
     public var idleTimeout: TimeInterval = 3_600
+    /// The APNs environment the endpoint stands for (``PushGateway/environment``), in its log lines.
+    public var environment: PushEnvironment = .development
+    /// The fault rules in force, asked for each request (``APNsFaultRule``; `unotify apns fault`). None by default;
+    /// the daemon reads its store's.
+    public var faultRules: @Sendable () -> [APNsFaultRule] = { [] }
     /// Requests answered at the same time across all connections; more answer 503 `ServiceUnavailable`.
     public var maximumConcurrentRequests = 1_000
     /// Requests to one device token within one second; more answer 429 `TooManyRequests`. `nil`: no limit.

@@ -24,6 +24,7 @@ final class RequestAnswerer: Sendable {
     let maximumConcurrentRequests: Int
     let maximumRequestsPerTokenPerSecond: Int?
     let clock: any NotificationClock
+    let faults: FaultInjector
     private let state = Mutex(State())
 
     init(
@@ -35,6 +36,7 @@ final class RequestAnswerer: Sendable {
         self.maximumConcurrentRequests = configuration.maximumConcurrentRequests
         self.maximumRequestsPerTokenPerSecond = configuration.maximumRequestsPerTokenPerSecond
         self.clock = configuration.clock
+        self.faults = FaultInjector(rules: configuration.faultRules)
     }
 
     /// From now on every request answers 503 `Shutdown`.
@@ -101,7 +103,7 @@ final class RequestAnswerer: Sendable {
         return delivered
     }
 
-    /// The answer to an admitted request: provider token, per-token rate, then the responder.
+    /// The answer to an admitted request: provider token, per-token rate, fault rules, then the responder.
     private func admittedAnswer(_ request: APNsRequest, id: String, connection: ConnectionTokenState) async
         -> APNsResponse
     {
@@ -125,6 +127,13 @@ final class RequestAnswerer: Sendable {
         if let limit = maximumRequestsPerTokenPerSecond, !admit(path: request.path, limit: limit) {
             return APNsResponse(
                 reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id)
+        }
+        let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
+        if let rule = faults.rule(path: request.path, topic: topic) {
+            if rule.delay > 0 { try? await clock.sleep(until: clock.now.addingTimeInterval(rule.delay)) }
+            if let reason = rule.answer {
+                return APNsResponse(reason: reason.with(detail: "fault rule \(rule.id)"), apnsID: id)
+            }
         }
         return await responder(request)
     }

@@ -6,10 +6,15 @@ import NotificationModel
 /// JSON for the payload columns: the model types are `Codable`, and JSON keeps the store readable with `sqlite3`.
 enum JSON {
     static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try makeEncoder().encode(value)
+    }
+
+    /// An encoder with the store's settings, for encoding many values with one.
+    static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .secondsSince1970
-        return try encoder.encode(value)
+        return encoder
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
@@ -38,10 +43,10 @@ struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// For location triggers: the `RegionState` raw value at the last deciding fix; `nil` for other triggers.
     var regionState: String?
 
-    init(_ request: PendingRequest) throws {
+    init(_ request: PendingRequest, encoder: JSONEncoder = JSON.makeEncoder()) throws {
         app = request.appID
         identifier = request.identifier
-        spec = try JSON.encode(request.spec)
+        spec = try encoder.encode(request.spec)
         addedAt = request.addedAt.timeIntervalSince1970
         floating = request.isFloating
         calendarKey = try Self.calendarKey(request)

@@ -7,6 +7,7 @@ import Glibc
 import NotificationEngine
 import NotificationLocation
 import NotificationModel
+import Synchronization
 
 /// The SQLite implementation of ``NotificationStore``, through GRDB.
 ///
@@ -15,6 +16,8 @@ import NotificationModel
 /// share one file. Each method is one transaction.
 public final class SQLiteNotificationStore: NotificationStore {
     let writer: any DatabaseWriter
+    /// The writer connection's `data_version` when ``changedElsewhere()`` last read it.
+    private let seenDataVersion = Mutex<Int?>(nil)
 
     /// Opens (creating if needed) the store at `path`, creating missing parent folders and migrating the schema.
     ///
@@ -65,6 +68,19 @@ public final class SQLiteNotificationStore: NotificationStore {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the store at \(path) has a schema this version cannot read")
         }
         writer = queue
+    }
+
+    /// Whether another connection, such as another process's, committed to the store since the last call (the first
+    /// call answers `true`): SQLite's `PRAGMA data_version` on the writer connection, which this store's own commits
+    /// leave alone. A ``StoreFileMonitor`` sees every write to the file, the engine's own included; asking this
+    /// first spares the engine a loop pass for each of its own writes. Answers `true` when it cannot tell.
+    public func changedElsewhere() -> Bool {
+        guard let version = try? writer.writeWithoutTransaction({ db in try Int.fetchOne(db, sql: "PRAGMA data_version") })
+        else { return true }
+        return seenDataVersion.withLock { seen in
+            defer { seen = version }
+            return seen != version
+        }
     }
 
     /// Whether `error`, thrown while opening or reading a store, says the file is damaged: not a database at all
@@ -149,39 +165,113 @@ public final class SQLiteNotificationStore: NotificationStore {
             try record.insert(db)
             if let key = record.calendarKey, case .calendar? = request.spec.trigger {
                 try db.execute(
-                    sql: """
-                        INSERT INTO floatingPlan (key, app, trigger, nextFire) VALUES (?, ?, ?, ?)
-                        ON CONFLICT(key) DO UPDATE SET nextFire = MIN(COALESCE(nextFire, excluded.nextFire), excluded.nextFire)
-                        """,
+                    sql: Self.upsertPlan,
                     arguments: [key, request.appID, try JSON.encode(request.spec.trigger), request.nextFireDate?.timeIntervalSince1970])
             }
             var stored = request
             stored.revision = record.id!
-            var discarded: [PendingRequest] = []
-            if let cap {
-                let excess = try PendingRecord.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
-                        WHERE p.app = ? AND COALESCE(p.nextFire, f.nextFire) IS NOT NULL
-                        ORDER BY COALESCE(p.nextFire, f.nextFire), p.id LIMIT -1 OFFSET ?
-                        """,
-                    arguments: [request.appID, max(cap, 0)])
-                for record in excess {
-                    _ = try record.delete(db)
-                    guard let request = try? record.request() else { continue }  // unreadable: dropped, no history
-                    discarded.append(request)
-                    var entry = try HistoryRecord(
-                        HistoryEntry(
-                            appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
-                            dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [],
-                            outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept"))
-                    try entry.insert(db)
-                }
-                if !excess.isEmpty { try Self.pruneFloatingPlans(db) }
-            }
+            let discarded = try cap.map { try Self.applyCap($0, appID: request.appID, at: date, db) } ?? []
             return PendingInsertion(stored: stored, discarded: discarded)
         }
+    }
+
+    public func insertPending(batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date) throws
+        -> [PendingRequest]
+    {
+        guard !requests.isEmpty else { return [] }
+        // Encoded before the transaction, so the write lock is held for the SQL alone, and on every core.
+        let (records, plans) = try Self.encoded(requests)
+        return try writer.write { db in
+            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+            // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
+            // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO pending (app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let plan = try db.cachedStatement(sql: Self.upsertPlan)
+            for (index, record) in records.enumerated() {
+                try insert.execute(arguments: [
+                    record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
+                    record.calendarKey, record.regionState,
+                ])
+                if let key = record.calendarKey, let trigger = plans[index] {
+                    try plan.execute(
+                        arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
+                }
+            }
+            guard let cap else { return [] }
+            var discarded: [PendingRequest] = []
+            for app in Set(records.map(\.app)).sorted() {
+                discarded += try Self.applyCap(cap, appID: app, at: date, db)
+            }
+            return discarded
+        }
+    }
+
+    /// The rows of `requests` and, for floating calendar triggers, their plans' trigger JSON: encoded in chunks
+    /// on every core (JSON encoding costs more than the SQL).
+    private static func encoded(_ requests: [PendingRequest]) throws -> ([PendingRecord], [Data?]) {
+        let chunk = 2_048
+        let chunks = (requests.count + chunk - 1) / chunk
+        let results = Mutex([Int: Result<[(PendingRecord, Data?)], any Error>]())
+        DispatchQueue.concurrentPerform(iterations: chunks) { part in
+            let encoder = JSON.makeEncoder()
+            let slice = requests[part * chunk..<min((part + 1) * chunk, requests.count)]
+            let result = Result {
+                try slice.map { request -> (PendingRecord, Data?) in
+                    let record = try PendingRecord(request, encoder: encoder)
+                    guard record.calendarKey != nil else { return (record, nil) }
+                    return (record, try encoder.encode(request.spec.trigger))
+                }
+            }
+            results.withLock { $0[part] = result }
+        }
+        var records: [PendingRecord] = []
+        var plans: [Data?] = []
+        records.reserveCapacity(requests.count)
+        plans.reserveCapacity(requests.count)
+        for part in 0..<chunks {
+            for (record, plan) in try results.withLock({ $0[part]! }).get() {
+                records.append(record)
+                plans.append(plan)
+            }
+        }
+        return (records, plans)
+    }
+
+    /// A floating calendar trigger's plan: created, or moved to the sooner of its instant and the new request's.
+    private static let upsertPlan = """
+        INSERT INTO floatingPlan (key, app, trigger, nextFire) VALUES (?, ?, ?, ?)
+        ON CONFLICT(key) DO UPDATE SET nextFire = MIN(COALESCE(nextFire, excluded.nextFire), excluded.nextFire)
+        """
+
+    /// Keeps the app's `cap` soonest-firing dated requests, deleting the others with a `discarded` history entry.
+    /// - Returns: The deleted requests.
+    private static func applyCap(_ cap: Int, appID: String, at date: Date, _ db: Database) throws -> [PendingRequest] {
+        let excess = try PendingRecord.fetchAll(
+            db,
+            sql: """
+                SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin)
+                WHERE p.app = ? AND COALESCE(p.nextFire, f.nextFire) IS NOT NULL
+                ORDER BY COALESCE(p.nextFire, f.nextFire), p.id LIMIT -1 OFFSET ?
+                """,
+            arguments: [appID, max(cap, 0)])
+        var discarded: [PendingRequest] = []
+        for record in excess {
+            _ = try record.delete(db)
+            guard let request = try? record.request() else { continue }  // unreadable: dropped, no history
+            discarded.append(request)
+            var entry = try HistoryRecord(
+                HistoryEntry(
+                    appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
+                    dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [],
+                    outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept"))
+            try entry.insert(db)
+        }
+        if !excess.isEmpty { try pruneFloatingPlans(db) }
+        return discarded
     }
 
     /// Deletes plans that no request follows any more.

@@ -151,6 +151,8 @@ public enum WireRequest: Codable, Sendable, Hashable {
     case setServiceExtensionCommand([String]?)
     /// A push for the app, as the APNs endpoint takes it (from `unotify push`); answered with its outcome.
     case deliverPush(RemoteNotification)
+    /// Many requests of the app, stored in one transaction or not at all; answered with ``WireReply/batchAdded(_:)``.
+    case addBatch([RequestSpec])
 }
 
 /// A successful reply.
@@ -170,6 +172,37 @@ public enum WireReply: Codable, Sendable, Hashable {
     case locationEvents([LocationEventReport])
     /// What the daemon did with a push: the raw value of the engine's `PushDeliveryOutcome`.
     case pushDelivered(outcome: String)
+    /// What an ``WireRequest/addBatch(_:)`` did: stored all of it, or refused all of it for the requests named.
+    case batchAdded(BatchAddReport)
+}
+
+/// The answer to ``WireRequest/addBatch(_:)``.
+public struct BatchAddReport: Codable, Sendable, Hashable {
+    /// A refused request: its index in the message's batch, the engine's error code name and the message.
+    public struct Refusal: Codable, Sendable, Hashable {
+        public var index: Int
+        public var code: String
+        public var message: String
+
+        public init(index: Int, code: String, message: String) {
+            self.index = index
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// How many requests were stored: all, or 0 when ``refusals`` is not empty.
+    public var added: Int
+    /// The requests the pending cap discarded.
+    public var discarded: [PendingRequest]
+    /// Why the batch was refused; empty when it was stored.
+    public var refusals: [Refusal]
+
+    public init(added: Int, discarded: [PendingRequest], refusals: [Refusal]) {
+        self.added = added
+        self.discarded = discarded
+        self.refusals = refusals
+    }
 }
 
 /// A failed request or a refused connection.

@@ -91,8 +91,11 @@ struct UnotifyBench {
             try? FileManager.default.removeItem(atPath: largeDirectory)
         }
 
+        let bulk = options.bulk > 0 ? try await BulkBench.run(options: options, root: root) : nil
+
         printDetails(main: main, large: large, delivery: delivery, idle: idle, options: options)
-        printSummary(main: main, large: large, delivery: delivery, idle: idle, options: options)
+        if let bulk { printBulk(bulk) }
+        printSummary(main: main, large: large, delivery: delivery, idle: idle, bulk: bulk, options: options)
         say()
         say("total run time: \(Format.duration((ContinuousClock.now - clockStart).seconds))")
     }
@@ -178,8 +181,23 @@ struct UnotifyBench {
         say()
     }
 
+    static func printBulk(_ bulk: BulkBench.Result) {
+        let rows = Format.count(bulk.rows), base = Format.size(bulk.base)
+        say("== 4. Bulk: \(rows) requests at once into a store holding \(base) pending ==")
+        say("  fill of the \(base) through insertPending(batch:), 50k a transaction: \(Format.duration(bulk.fillSeconds)), \(Format.rate(rows: bulk.base, seconds: bulk.fillSeconds))")
+        say("  baseline: raw INSERT of \(rows) pre-encoded rows, 1 transaction: \(Format.duration(bulk.rawSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.rawSeconds)) (JSON encoding of their specs, left out of it: \(Format.duration(bulk.encodeSeconds)))")
+        say("  NotificationScheduler.add(contentsOf:), batches of \(Format.count(bulk.batch)): \(Format.duration(bulk.engineSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.engineSeconds))")
+        if let seconds = bulk.importSeconds {
+            say("  unotify import FILE.jsonl (a process, start to exit, parsing included), batches of \(Format.count(bulk.batch)): \(Format.duration(seconds)), \(Format.rate(rows: bulk.rows, seconds: seconds))")
+        } else {
+            say("  unotify import: skipped (no unotify executable beside unotify-bench: swift build -c release --product unotify)")
+        }
+        say()
+    }
+
     static func printSummary(
-        main: SizeResult, large: SizeResult?, delivery: DeliveryResult, idle: IdleResult, options: BenchOptions
+        main: SizeResult, large: SizeResult?, delivery: DeliveryResult, idle: IdleResult, bulk: BulkBench.Result?,
+        options: BenchOptions
     ) {
         say("== Summary (ratio = measured ÷ baseline, in time or in count: above ×1 costs more than the baseline) ==")
         var table = Table(["#", "Figure", "Measured", "Baseline (same run)", "Ratio"])
@@ -268,6 +286,20 @@ struct UnotifyBench {
             Format.ratio(Double(idle.engine.nonvoluntary), baselineNonvoluntary)
                 + String(format: " (Δ %+.1f)", Double(idle.engine.nonvoluntary) - baselineNonvoluntary),
         ])
+        if let bulk {
+            let base = Format.size(bulk.base)
+            let baseline = "\(Format.rate(rows: bulk.rows, seconds: bulk.rawSeconds)) raw INSERT, 1 txn"
+            table.add([
+                "4", "Bulk add(contentsOf:) into \(base) pending (target ≥ 200k/s, ≤ ×1.5)",
+                Format.rate(rows: bulk.rows, seconds: bulk.engineSeconds), baseline, Format.ratio(bulk.engineSeconds, bulk.rawSeconds),
+            ])
+            if let seconds = bulk.importSeconds {
+                table.add([
+                    "4", "unotify import into \(base) pending (process, parsing included)",
+                    Format.rate(rows: bulk.rows, seconds: seconds), baseline, Format.ratio(seconds, bulk.rawSeconds),
+                ])
+            }
+        }
         say(table.render())
     }
 }

@@ -22,17 +22,21 @@ struct BenchOptions: Sendable {
     var perRowBudget: Double = 300
     /// How many times each restart is measured (the median is reported).
     var restartRepeats = 5
+    /// Requests added at once for figure 4 (bulk); 0 skips the figure.
+    var bulk = 100_000
+    /// Pending requests the store holds before figure 4's bulk adds.
+    var bulkBase = 1_000_000
     /// Seed of the request generator.
     var seed: UInt64 = 42
 
     static let usage = """
         usage: unotify-bench [--quick] [--pending N] [--large N] [--idle-seconds S] [--delivery-count N]
                              [--delivery-span S] [--delivery-lead S] [--marginal N] [--per-row-budget S]
-                             [--restart-repeats N] [--seed N]
+                             [--restart-repeats N] [--bulk N] [--bulk-base N] [--seed N]
 
           --quick              small sizes, 10 s idle periods: finishes in about a minute
                                (pending 5k, large 50k, 100 dues over 4 s, marginal 1k, per-row budget 3 s,
-                               3 restarts)
+                               3 restarts, bulk 10k into 50k)
           --pending N          pending requests for figures 1-3 (default 100000; 100k, 1M suffixes accepted)
           --large N            large size for the add/restart figures (default 1000000; 0 skips it)
           --idle-seconds S     idle period for figure 3 (default 60)
@@ -43,6 +47,8 @@ struct BenchOptions: Sendable {
           --per-row-budget S   longest projected one-transaction-per-row fill of the large size before the
                                bench switches to its own batched raw-schema path (default 300)
           --restart-repeats N  restarts measured per case; the median is reported (default 5)
+          --bulk N             requests added at once for figure 4 (default 100000; 0 skips it)
+          --bulk-base N        pending requests in the store before figure 4 (default 1000000)
         Flags given after --quick override its values.
         """
 
@@ -75,6 +81,8 @@ struct BenchOptions: Sendable {
             options.marginal = 1_000
             options.perRowBudget = 3
             options.restartRepeats = 3
+            options.bulk = 10_000
+            options.bulkBase = 50_000
         }
         var index = 0
         func value(_ flag: String) throws -> String {
@@ -109,6 +117,8 @@ struct BenchOptions: Sendable {
             case "--marginal": options.marginal = try count(word)
             case "--per-row-budget": options.perRowBudget = try seconds(word)
             case "--restart-repeats": options.restartRepeats = max(1, try count(word))
+            case "--bulk": options.bulk = try count(word)
+            case "--bulk-base": options.bulkBase = try count(word)
             case "--seed": options.seed = UInt64(try count(word))
             case "--help", "-h": throw UsageError(description: usage, isHelp: true)
             default: throw UsageError(description: "unknown argument '\(word)'\n\n\(usage)")

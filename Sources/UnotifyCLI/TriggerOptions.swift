@@ -35,39 +35,15 @@ struct TriggerOptions: ParsableArguments {
     @Flag(name: .customLong("on-exit"), help: "With --region: notify on exit (without --on-entry: on exit only).")
     var onExit = false
 
-    /// The trigger the options describe; `nil` when none was given (deliver at once).
-    func trigger() throws -> TriggerSpec? {
-        let given = [interval, at, calendar, region].compactMap { $0 }
-        guard given.count <= 1 else { throw ValidationError("give only one of --in, --at, --calendar and --region") }
-        if region == nil, onEntry || onExit || regionID != nil {
-            throw ValidationError("--on-entry, --on-exit and --region-id need --region")
-        }
-        if let zone = timeZone, TimeZone(identifier: zone) == nil {
-            throw ValidationError("unknown time zone '\(zone)' (use an IANA name such as Europe/Paris)")
-        }
-        let matching: CalendarMatching = strict ? .strict : .apple
-        if let interval {
-            guard let seconds = parseDuration(interval) else {
-                throw ValidationError(
-                    "cannot read the duration '\(interval)': a number of seconds from 0 up to 100 years, with an optional "
-                        + "unit (examples: 90, 90s, 5m, 2h, 1d)")
-            }
-            return .timeInterval(seconds, repeats: repeats)
-        }
-        if let at {
-            return .calendar(try Self.components(at: at, zone: timeZone), repeats: repeats, matching: matching)
-        }
-        if let calendar {
-            var components = try Self.components(list: calendar)
-            components.timeZoneIdentifier = timeZone
-            return .calendar(components, repeats: repeats, matching: matching)
-        }
-        if let region {
-            return .location(try Self.region(region, identifier: regionID, onEntry: onEntry, onExit: onExit), repeats: repeats)
-        }
-        if repeats { throw ValidationError("--repeats needs --in, --at, --calendar or --region") }
-        return nil
+    /// The options' values.
+    var fields: TriggerFields {
+        TriggerFields(
+            interval: interval, at: at, calendar: calendar, repeats: repeats, timeZone: timeZone, strict: strict,
+            region: region, regionID: regionID, onEntry: onEntry, onExit: onExit)
     }
+
+    /// The trigger the options describe; `nil` when none was given (deliver at once).
+    func trigger() throws -> TriggerSpec? { try fields.trigger() }
 
     /// Parses `--region 48.8584,2.2945,150`; with neither flag the region notifies on entry and exit, as
     /// `CLCircularRegion` does by default.
@@ -155,5 +131,53 @@ struct TriggerOptions: ParsableArguments {
         (components.hour, components.minute, components.second) = (fields[3], fields[4], fields.count == 6 ? fields[5] : 0)
         components.timeZoneIdentifier = zone
         return components
+    }
+}
+
+/// When a request fires, as `unotify add`'s options (``TriggerOptions``) and `unotify import`'s JSON lines give it.
+struct TriggerFields: Sendable {
+    var interval: String?
+    var at: String?
+    var calendar: String?
+    var repeats = false
+    var timeZone: String?
+    var strict = false
+    var region: String?
+    var regionID: String?
+    var onEntry = false
+    var onExit = false
+
+    /// The trigger the fields describe; `nil` when none was given (deliver at once).
+    func trigger() throws -> TriggerSpec? {
+        let given = [interval, at, calendar, region].compactMap { $0 }
+        guard given.count <= 1 else { throw ValidationError("give only one of --in, --at, --calendar and --region") }
+        if region == nil, onEntry || onExit || regionID != nil {
+            throw ValidationError("--on-entry, --on-exit and --region-id need --region")
+        }
+        if let zone = timeZone, TimeZone(identifier: zone) == nil {
+            throw ValidationError("unknown time zone '\(zone)' (use an IANA name such as Europe/Paris)")
+        }
+        let matching: CalendarMatching = strict ? .strict : .apple
+        if let interval {
+            guard let seconds = parseDuration(interval) else {
+                throw ValidationError(
+                    "cannot read the duration '\(interval)': a number of seconds from 0 up to 100 years, with an optional "
+                        + "unit (examples: 90, 90s, 5m, 2h, 1d)")
+            }
+            return .timeInterval(seconds, repeats: repeats)
+        }
+        if let at {
+            return .calendar(try TriggerOptions.components(at: at, zone: timeZone), repeats: repeats, matching: matching)
+        }
+        if let calendar {
+            var components = try TriggerOptions.components(list: calendar)
+            components.timeZoneIdentifier = timeZone
+            return .calendar(components, repeats: repeats, matching: matching)
+        }
+        if let region {
+            return .location(try TriggerOptions.region(region, identifier: regionID, onEntry: onEntry, onExit: onExit), repeats: repeats)
+        }
+        if repeats { throw ValidationError("--repeats needs --in, --at, --calendar or --region") }
+        return nil
     }
 }

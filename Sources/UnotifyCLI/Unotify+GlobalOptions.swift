@@ -52,6 +52,13 @@ extension Unotify {
                 break
             }
         }
+        // A group named without its subcommand (`unotify --store F config`) runs its default one: the options go there.
+        if !moved.isEmpty, !path.isEmpty, index == arguments.endIndex || arguments[index].hasPrefix("-") {
+            while !command.configuration.subcommands.isEmpty, let child = command.configuration.defaultSubcommand {
+                command = child
+                path.append(child._commandName)
+            }
+        }
         guard !moved.isEmpty, !path.isEmpty, command.configuration.subcommands.isEmpty else { return arguments }
         return path + moved + arguments[index...]
     }

@@ -13,10 +13,10 @@ public struct Unotify: AsyncParsableCommand {
             (unotify --app com.example.app add --in 1h --title Hi).
             """,
         subcommands: [
-            Add.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,
+            Add.self, Import.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,
             Respond.self, Watch.self, TriggerCommand.self, History.self, Status.self, LaunchCommand.self, LocationCommand.self,
             Token.self,
-            Push.self, StoreCommand.self, ConfigCommand.self,
+            Push.self, APNsCommand.self, StoreCommand.self, ConfigCommand.self,
         ])
 
     public init() {}

@@ -24,8 +24,9 @@ final class InProcessDaemon: Sendable {
     /// The store goes in a folder of its own: the daemon watches its store's folder for writes.
     init(folder: TemporaryFolder, name: String) async throws {
         socketPath = folder.file("\(name).sock")
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             socketPath: socketPath, storePath: folder.file("\(name)/store.sqlite"), engine: benchEngine)
+        configuration.maximumConnectionsPerPeer = 1_024  // figure 2 opens one connection per client
         let daemon = try NotificationDaemon(
             configuration: configuration, clock: SystemNotificationClock(), presenter: NullPresenter())
         self.daemon = daemon
@@ -58,12 +59,13 @@ private final class LoopedEngine: Sendable {
     private let task: Task<Void, Never>
 
     init(storePath: String) throws {
+        let store = try SQLiteNotificationStore(path: storePath)
         let scheduler = NotificationScheduler(
-            store: try SQLiteNotificationStore(path: storePath), clock: SystemNotificationClock(),
-            presenter: NullPresenter(),
-            configuration: benchEngine)
+            store: store, clock: SystemNotificationClock(), presenter: NullPresenter(), configuration: benchEngine)
         self.scheduler = scheduler
-        monitor = StoreFileMonitor(storePath: storePath) { scheduler.storeDidChange() }
+        // As the daemon and embedded mode do: only another process's commits wake the loop.
+        _ = store.changedElsewhere()
+        monitor = StoreFileMonitor(storePath: storePath) { if store.changedElsewhere() { scheduler.storeDidChange() } }
         task = Task { await scheduler.run() }
     }
 

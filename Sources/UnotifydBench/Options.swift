@@ -35,11 +35,11 @@ struct Options: Sendable {
 
     static let usage = """
         usage: unotifyd-bench [--quick] [--only 1,2,3,4,5] [--unotifyd PATH] [--no-tmpfs-staging]
-                              [--adds N] [--rate-seconds S] [--idle-rows N] [--idle-window S]
+                              [--adds N] [--clients N] [--rate-seconds S] [--idle-rows N] [--idle-window S]
                               [--memory-rows N] [--replan-rows N] [--combinations N] [--spread-apps N]
 
           1  add round trip p50/p99 through the daemon vs embedded NotificationScheduler.add
-          2  sustained adds/s with 8 concurrent clients (8 apps) vs one client
+          2  sustained adds/s with 8 (--clients N) concurrent clients, as many apps, vs one client
           3  idle wake-ups/min of a spawned unotifyd with pending requests vs `sleep`
           4  VmRSS of a spawned unotifyd with many pending requests vs an empty store
           5  re-planning after a zone change of floating calendar triggers vs Calendar.nextDate
@@ -84,6 +84,7 @@ struct Options: Sendable {
             case "--unotifyd": options.unotifydPath = try value()
             case "--no-tmpfs-staging": options.tmpfsStaging = false
             case "--adds": options.adds = try integer()
+            case "--clients": options.clients = max(1, try integer())
             case "--rate-seconds": options.rateSeconds = try seconds()
             case "--idle-rows": options.idleRows = try integer()
             case "--idle-window": options.idleWindow = try seconds()

@@ -72,6 +72,7 @@ final class SpawnedDaemon: Sendable {
             binary,
             [
                 "--socket", socketPath, "--store", self.storePath, "--pending-cap", "off", "--log-level", "warning",
+                "--max-connections-per-peer", "1024",  // figure 2 opens one connection per client
             ], label: "unotifyd \(name)", logPath: folder.file("\(name).log"))
         let deadline = ContinuousClock.now + .seconds(60)
         while !DaemonBackend.isListening(at: socketPath) {

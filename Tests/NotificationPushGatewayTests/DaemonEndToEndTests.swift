@@ -120,7 +120,10 @@ struct DaemonEndToEndTests {
         ]
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
-        daemon.arguments = ["--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--log-level", "info"]
+        daemon.arguments = [
+            "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "127.0.0.1:0",
+            "--log-level", "info",
+        ]
         daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         daemon.standardOutput = pipe
@@ -139,11 +142,17 @@ struct DaemonEndToEndTests {
     private func pushAndWatch(environment: [String: String], output: OutputWatch) async throws {
         // Generous bounds: on two cores shared with every other suite the debug daemon can take seconds to start.
         try #require(
-            await output.wait(for: "APNs endpoint listening", upTo: 60),
-            "unotifyd did not start its endpoint: \(output.text)")
-        let line = try #require(output.text.split(separator: "\n").first { $0.contains("APNs endpoint listening") })
-        let port = try #require(
-            line.firstMatch(of: /address=127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) }, "no port in: \(line)")
+            await output.wait(for: "environment=production", upTo: 60) && output.text.contains("environment=development"),
+            "unotifyd did not start its endpoints: \(output.text)")
+        func listening(_ environment: String) throws -> Int {
+            let line = try #require(
+                output.text.split(separator: "\n").first {
+                    $0.contains("APNs endpoint listening") && $0.contains("environment=\(environment)")
+                })
+            return try #require(line.firstMatch(of: /address=127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) }, "no port in: \(line)")
+        }
+        let port = try listening("development")
+        let productionPort = try listening("production")
         let unotify = try builtExecutable("unotify")
         let app = "com.example.pushed"
         _ = try await runProgram(unotify, ["authorize", "--app", app, "--grant"], environment: environment)
@@ -158,6 +167,36 @@ struct DaemonEndToEndTests {
         #expect(response.status == 200 && isLowercaseUUID(response.headers["apns-id"] ?? ""))
         #expect(await output.wait(for: "│ All green on localhost", upTo: 60), "\(output.text)")
         #expect(output.text.contains("│ Build finished"), "\(output.text)")
+
+        // The classic mix-up: the development token sent to the production endpoint, then a production token there.
+        let mixedUp = try await curl([
+            "--http2-prior-knowledge", "-X", "POST", "http://127.0.0.1:\(productionPort)/3/device/\(hex)",
+            "-H", "apns-topic: \(app)", "-d", #"{"aps":{"alert":"wrong host"}}"#,
+        ])
+        #expect(mixedUp.status == 400 && mixedUp.body.contains(#""reason":"BadDeviceToken""#), "\(mixedUp.body)")
+        let productionToken = try await runProgram(unotify, ["token", "--app", app, "--environment", "production"], environment: environment)
+        let productionHex = productionToken.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(productionHex.count == 64 && productionHex != hex)
+        let production = try await curl([
+            "--http2-prior-knowledge", "-X", "POST", "http://127.0.0.1:\(productionPort)/3/device/\(productionHex)",
+            "-H", "apns-topic: \(app)", "-d", #"{"aps":{"alert":{"title":"From production","body":"Shipped"}}}"#,
+        ])
+        #expect(production.status == 200, "\(production.body)")
+        #expect(await output.wait(for: "│ Shipped", upTo: 60), "\(output.text)")
+
+        // A fault rule set through the store: the running daemon answers it from the next request on.
+        let rule = try await runProgram(
+            unotify, ["apns", "fault", "add", "--reason", "TooManyRequests", "--topic", app, "--id", "busy"],
+            environment: environment)
+        #expect(rule.stdout.contains("busy: 429 TooManyRequests"), "\(rule.stdout) \(rule.stderr)")
+        let push = [
+            "--http2-prior-knowledge", "-X", "POST", "http://127.0.0.1:\(port)/3/device/\(hex)", "-H", "apns-topic: \(app)",
+            "-d", #"{"aps":{"alert":"again"}}"#,
+        ]
+        let refused = try await curl(push)
+        #expect(refused.status == 429 && refused.body.contains(#""reason":"TooManyRequests""#), "\(refused.body)")
+        _ = try await runProgram(unotify, ["apns", "fault", "clear"], environment: environment)
+        #expect(try await curl(push).status == 200)
     }
 
     @Test("--apns-address off serves no endpoint; a remote address needs --apns-allow-remote")

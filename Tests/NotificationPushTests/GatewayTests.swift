@@ -104,3 +104,46 @@ struct GatewayTests {
         #expect(try system.scheduler.store.queuedBackgroundPushes(appID: "com.example.gw").count == 1)
     }
 }
+
+/// Development and production tokens, and the endpoints that take them.
+@Suite("APNs environments")
+struct EnvironmentTests {
+    static let body = Data(#"{"aps":{"alert":"Hi"}}"#.utf8)
+
+    @Test("each environment issues its own token; the other environment's endpoint answers 400 BadDeviceToken")
+    func mixUp() async throws {
+        let system = try makeSystem()
+        _ = try await system.center(for: "com.example.gw")
+        let store = system.scheduler.store
+        let development = try store.registerForRemoteNotifications(appID: "com.example.gw", at: Date(), bundleDirectory: nil)
+        let production = try store.registerForRemoteNotifications(
+            appID: "com.example.gw", at: Date(), bundleDirectory: nil, environment: .production)
+        #expect(development.environment == .development && production.environment == .production)
+        #expect(development.token != production.token)
+        // Asking again gives the same token per environment.
+        #expect(try store.registerForRemoteNotifications(appID: "com.example.gw", at: Date(), bundleDirectory: nil).token == development.token)
+
+        func push(_ token: DeviceToken, to environment: PushEnvironment) async -> APNsResponse {
+            await PushGateway(scheduler: system.scheduler, environment: environment).handle(
+                APNsRequest(path: "/3/device/\(token.hex)", headers: [("apns-topic", "com.example.gw")], body: Self.body))
+        }
+        #expect(await push(production.token, to: .development).reason == .badDeviceToken)
+        #expect(await push(development.token, to: .production).reason == .badDeviceToken)
+        #expect(system.presenter.presentations.isEmpty)
+        #expect(await push(development.token, to: .development).status == 200)
+        #expect(await push(production.token, to: .production).status == 200)
+        #expect(system.presenter.presentations.count == 2)
+
+        // Unregistering one environment leaves the other's token working.
+        try store.unregisterForRemoteNotifications(appID: "com.example.gw", at: Date(), environment: .production)
+        #expect(await push(production.token, to: .production).reason == .unregistered)
+        #expect(await push(development.token, to: .development).status == 200)
+    }
+
+    @Test("a registration stored before environments existed is a development one")
+    func storedBefore() throws {
+        let old = #"{"appID":"com.example.old","token":"\#(String(repeating: "ab", count: 32))","registeredAt":0}"#
+        let registration = try JSONDecoder().decode(PushRegistration.self, from: Data(old.utf8))
+        #expect(registration.environment == .development && registration.isActive)
+    }
+}

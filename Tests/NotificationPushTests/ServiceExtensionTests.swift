@@ -146,12 +146,17 @@ struct ServiceExtensionTests {
         let (system, journal, _) = try await systemWithExtension(mode)
         let start = system.clock.now
         #expect(try await system.scheduler.deliverPush(try mutablePush("silent"), appID: app) == .modifying)
+        // In daemon mode the push reaches the app's process as an event: let it arrive (bounded) before the clock
+        // moves past the budget, or the extension would be told the time is up before it heard of the push.
+        for _ in 0..<500 where journal.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         // Meanwhile the original waits in the store, due after budget + grace + margin, for a restarted engine.
         let stored = try #require(try system.scheduler.store.pendingRequests(appID: app).first)
         #expect(stored.spec.content.title == "Secret" && stored.nextFireDate == start.addingTimeInterval(40))
         await system.advance(by: 30)
         await system.advance(by: 5)
         await system.scheduler.waitForServiceExtensions()
+        // The "time is up" event, too, reaches the app's process asynchronously in daemon mode.
+        for _ in 0..<500 where journal.all.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(journal.all == ["didReceive push-silent push=true", "timeWillExpire"])
         #expect(system.presenter.presentations.map(\.title) == ["Secret"])
         #expect(system.presenter.presentations.first?.date == start.addingTimeInterval(35))

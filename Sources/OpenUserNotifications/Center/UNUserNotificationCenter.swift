@@ -199,7 +199,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
     }
 
     /// The engine's snapshot of `request`, with the app's name and icon on the desktop.
-    private func spec(of request: UNNotificationRequest) throws -> RequestSpec {
+    func spec(of request: UNNotificationRequest) throws -> RequestSpec {
         var spec = try request.spec()
         spec.content.appAppearance = spec.content.appAppearance ?? appAppearance
         return spec
@@ -293,7 +293,7 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {  // `_deleg
 
     // MARK: - Plumbing
 
-    private func call<T: Sendable>(_ body: @escaping @Sendable (any NotificationBackend, String) async throws -> T) async throws -> T {
+    func call<T: Sendable>(_ body: @escaping @Sendable (any NotificationBackend, String) async throws -> T) async throws -> T {
         let backend = backend, app = bundleIdentifier
         do {
             return try await queue.perform { try await body(backend, app) }

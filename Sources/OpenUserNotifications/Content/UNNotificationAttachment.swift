@@ -157,6 +157,32 @@ extension UNNotificationAttachment {
         }
     }
 
+    /// ``add(_:appID:configuration:through:)`` for a batch: the attachments of every request are moved into the
+    /// data store, `add` is called once with all of them, and when anything fails every file is taken back out.
+    package static func add<T>(
+        _ specs: [RequestSpec], appID: String, configuration: OpenUserNotificationsConfiguration,
+        through add: ([RequestSpec]) async throws -> T
+    ) async throws -> T {
+        guard specs.contains(where: { !$0.content.attachments.isEmpty }) else { return try await add(specs) }
+        let store = AttachmentStore(rootPath: configuration.resolvedAttachmentStorePath)
+        var stored: [StoredAttachment] = []
+        var moved = specs
+        do {
+            for (index, spec) in specs.enumerated() {
+                for (position, attachment) in spec.content.attachments.enumerated() {
+                    let (file, attachment) = try moveIntoStore(
+                        attachment, store: store, appID: appID, configuration: configuration)
+                    stored.append(file)
+                    moved[index].content.attachments[position] = attachment
+                }
+            }
+            return try await add(moved)
+        } catch {
+            for file in stored.reversed() { file.undo() }
+            throw publicError(error)
+        }
+    }
+
     /// Checks one attachment again and moves it into the app's data store.
     /// - Returns: The stored file (to undo) and the attachment naming it.
     static func moveIntoStore(

@@ -69,7 +69,12 @@ final class EmbeddedSystem: Sendable {
                 store: store, attachmentStoreRoot: engineConfiguration.attachmentStoreRoot, logger: logger))
         let scheduler = scheduler
         relay.connect(scheduler)
-        monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
+        // Only another process's writes wake the loop; the engine knows its own.
+        let sqliteStore = store as? SQLiteNotificationStore
+        _ = sqliteStore?.changedElsewhere()
+        monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) {
+            if sqliteStore?.changedElsewhere() ?? true { scheduler.storeDidChange() }
+        }
         loop = Task { await scheduler.run() }
     }
 }

@@ -57,31 +57,26 @@ struct Add: AsyncParsableCommand {
     @Option(name: .customLong("app-name"), help: "The app's name on the desktop (default: OPENUN_APP_NAME, else the Info.plist's, else the --app identifier).")
     var appName: String?
 
+    /// The options' values.
+    var fields: RequestFields {
+        RequestFields(
+            id: id, title: title, subtitle: subtitle, body: body, sound: sound, badge: badge, category: category,
+            thread: thread, userInfo: userInfo, interruptionLevel: interruptionLevel, missed: missed, titleKey: titleKey,
+            subtitleKey: subtitleKey, bodyKey: bodyKey, titleArguments: titleArguments,
+            subtitleArguments: subtitleArguments, bodyArguments: bodyArguments, attachments: attachments,
+            bundleDirectory: bundleDirectory, icon: icon, appName: appName, trigger: when.fields)
+    }
+
     func run() async throws {
         try await reportingErrors {
-            let trigger = try when.trigger()
-            guard let policy = MissedFirePolicy(argument: missed) else {
-                throw ValidationError("--missed takes deliver, skip or within:<duration> (got '\(missed)')")
-            }
-            let content = try makeContent()
-            content.attachments = try attachments.enumerated().map { try Self.attachment($1, index: $0) }
-            let iconValue = try icon.map(Self.checkedIcon)
+            let fields = fields
+            let request = try fields.request()
             let context = try CLIContext(global)
-            var configuration = context.configuration
-            configuration.bundleDirectory = bundleFolder
-            if let appName { configuration.appDisplayName = appName }
-            if let iconValue { configuration.appIcon = iconValue }
             let center = UNUserNotificationCenter(
-                bundleIdentifier: context.appID, backend: context.backend, configuration: configuration)
-            let state = try await context.backend.appState(appID: context.appID)
-            if state.authorization == .notDetermined {
-                _ = try await context.backend.requestAuthorization(appID: context.appID, options: [.alert, .sound, .badge])
-            }
-            let identifier = id ?? UUID().uuidString
-            let request = UNNotificationRequest(
-                identifier: identifier, content: content, trigger: trigger.map { UNNotificationTrigger.make($0) })
-            request.missedFirePolicy = policy
+                bundleIdentifier: context.appID, backend: context.backend, configuration: try fields.configuring(context.configuration))
+            try await Self.authorizeIfAsked(context.backend, appID: context.appID)
             try await center.add(request)
+            let identifier = request.identifier
             let pending = try await context.backend.pendingRequests(appID: context.appID)
                 .first { $0.identifier == identifier }
             if global.json {
@@ -92,6 +87,14 @@ struct Add: AsyncParsableCommand {
             } else {
                 CLIOutput.print("\(identifier) discarded: the app already has \(context.configuration.pendingCap ?? 0) sooner pending requests")
             }
+        }
+    }
+
+    /// Grants an app that never asked alert, sound and badge first, by the authorization policy.
+    static func authorizeIfAsked(_ backend: any NotificationBackend, appID: String) async throws {
+        let state = try await backend.appState(appID: appID)
+        if state.authorization == .notDetermined {
+            _ = try await backend.requestAuthorization(appID: appID, options: [.alert, .sound, .badge])
         }
     }
 
@@ -131,61 +134,6 @@ struct Add: AsyncParsableCommand {
             try? FileManager.default.removeItem(at: folder)
             throw error
         }
-    }
-
-    private func makeContent() throws -> UNMutableNotificationContent {
-        let content = UNMutableNotificationContent()
-        for (key, arguments, name) in [(titleKey, titleArguments, "title"), (subtitleKey, subtitleArguments, "subtitle"),
-            (bodyKey, bodyArguments, "body")] where key == nil && !arguments.isEmpty {
-            throw ValidationError("--\(name)-arg needs --\(name)-key")
-        }
-        content.title = localized(titleKey, titleArguments) ?? title
-        content.subtitle = localized(subtitleKey, subtitleArguments) ?? subtitle
-        content.body = localized(bodyKey, bodyArguments) ?? body
-        content.badge = badge.map { NSNumber(value: $0) }
-        content.categoryIdentifier = category
-        content.threadIdentifier = thread
-        switch sound {
-        case "none": content.sound = nil
-        case "default": content.sound = .default
-        case "critical:default": content.sound = .defaultCritical
-        case let name where name.hasPrefix("critical:"):
-            content.sound = .criticalSoundNamed(UNNotificationSoundName(String(name.dropFirst(9))))
-        case let name: content.sound = UNNotificationSound(named: UNNotificationSoundName(name))
-        }
-        let levels: [String: UNNotificationInterruptionLevel] = [
-            "passive": .passive, "active": .active, "time-sensitive": .timeSensitive, "critical": .critical,
-        ]
-        guard let level = levels[interruptionLevel] else {
-            throw ValidationError("--interruption-level takes passive, active, time-sensitive or critical")
-        }
-        content.interruptionLevel = level
-        if let userInfo {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(userInfo.utf8)) as? [String: Any] else {
-                throw ValidationError("--user-info must be a JSON object, such as '{\"task\": 42}'")
-            }
-            do {
-                content.userInfo = try PropertyListValue.convert(json: object).mapValues(\.foundationValue)
-            } catch {
-                throw ValidationError("--user-info: \(error)")
-            }
-        }
-        return content
-    }
-
-    /// The value `NSString.localizedUserNotificationString(forKey:arguments:)` gives for a key of the bundle
-    /// folder: resolved by the engine that delivers it, in the languages of that moment.
-    private func localized(_ key: String?, _ arguments: [String]) -> String? {
-        guard let key else { return nil }
-        return LocalizableString(key: key, arguments: arguments.map { .string($0) }, bundleDirectory: bundleFolder).encoded
-    }
-
-    /// The app's folder, absolute: `--bundle-dir`, else `OPENUN_BUNDLE_DIR`, else the current folder.
-    private var bundleFolder: String {
-        let environment = ProcessInfo.processInfo.environment
-        let folder = bundleDirectory ?? environment["OPENUN_BUNDLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? FileManager.default.currentDirectoryPath
-        return URL(fileURLWithPath: folder, isDirectory: true).standardizedFileURL.path
     }
 
     /// An `--icon` value: a readable file (made absolute) when it has a `/` or an image extension, else an

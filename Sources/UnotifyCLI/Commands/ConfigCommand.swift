@@ -102,8 +102,9 @@ struct ConfigUnset: AsyncParsableCommand {
     }
 }
 
-/// The store file the command names, opened directly: settings live in the file, whichever process serves it.
-private func openStore(_ global: GlobalOptions) throws -> SQLiteNotificationStore {
+/// The store file the command names, opened directly: settings (and APNs fault rules) live in the file, whichever
+/// process serves it.
+func openStore(_ global: GlobalOptions) throws -> SQLiteNotificationStore {
     let path = storePath(global)
     do {
         return try SQLiteNotificationStore(path: path)

@@ -17,6 +17,11 @@ struct Token: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .long, help: "Unregister the app instead: its token stops taking pushes.") var unregister = false
+    @Option(
+        help: ArgumentHelp(
+            "development (default, as for a build Xcode installs) or production (TestFlight and App Store builds).",
+            discussion: "Each environment issues its own token, taken only by its endpoint: unotifyd --apns-address for development, --apns-production-address for production; the other answers 400 BadDeviceToken."))
+    var environment: PushEnvironment = .development
     @Option(name: .long, help: "The app's folder with its Localizable tables and sounds, for loc-key pushes.")
     var bundleDirectory: String?
 
@@ -29,13 +34,16 @@ struct Token: AsyncParsableCommand {
             let directory = bundleDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let registration: PushRegistration
             if unregister {
-                guard let done = try store.unregisterForRemoteNotifications(appID: context.appID, at: now) else {
-                    throw CLIError("\(context.appID) is not registered for remote notifications")
+                guard
+                    let done = try store.unregisterForRemoteNotifications(
+                        appID: context.appID, at: now, environment: environment)
+                else {
+                    throw CLIError("\(context.appID) is not registered for remote notifications (\(environment.rawValue))")
                 }
                 registration = done
             } else {
                 registration = try store.registerForRemoteNotifications(
-                    appID: context.appID, at: now, bundleDirectory: directory)
+                    appID: context.appID, at: now, bundleDirectory: directory, environment: environment)
                 let state = try await context.backend.appState(appID: context.appID)
                 if !state.authorization.allowsDelivery {
                     CLIContext.say(Self.unauthorizedWarning(appID: context.appID, status: state.authorization, global))
@@ -44,6 +52,7 @@ struct Token: AsyncParsableCommand {
             if global.json {
                 var object: [String: Any] = [
                     "app": registration.appID, "token": registration.token.hex,
+                    "environment": registration.environment.rawValue,
                     "registeredAt": CLIOutput.iso(registration.registeredAt),
                 ]
                 if let date = registration.unregisteredAt { object["unregisteredAt"] = CLIOutput.iso(date) }
@@ -79,3 +88,5 @@ struct Token: AsyncParsableCommand {
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
+
+extension PushEnvironment: ExpressibleByArgument {}

@@ -22,6 +22,18 @@ enum ReadmeSnippets {
         try await center.add(UNNotificationRequest(identifier: "standup", content: content, trigger: trigger))
     }
 
+    /// "Using the library": many requests at once.
+    static func batch(center: UNUserNotificationCenter) async throws {
+        let reminders = (1...30).map { day in
+            let content = UNMutableNotificationContent()
+            content.title = "Day \(day) of the course"
+            let trigger = UNTimeIntervalNotificationTrigger(timeInterval: Double(day) * 86_400, repeats: false)
+            return UNNotificationRequest(identifier: "course-\(day)", content: content, trigger: trigger)
+        }
+        let result = try await center.add(contentsOf: reminders)  // one transaction: all 30, or none
+        print(result.added, result.discarded)
+    }
+
     /// "Testing your notification logic".
     static func testingYourNotificationLogic(request: UNNotificationRequest) async throws {
         let system = try NotificationTestSystem()                 // manual clock, in-memory store, recording presenter

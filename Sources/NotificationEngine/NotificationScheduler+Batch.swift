@@ -1,0 +1,132 @@
+import Foundation
+import NotificationModel
+
+/// Adding many requests at once: one store transaction for the whole batch, all of it or none.
+extension NotificationScheduler {
+    /// Schedules many requests in one store transaction: every one of them, or none when one is refused.
+    ///
+    /// Each request is checked as ``add(_:appID:)`` checks it, and a refusal names every refused request by its
+    /// index. A request replaces the app's pending request with the same identifier, including one earlier in the
+    /// batch; the pending cap is applied once per app, after the whole batch, so the soonest-firing requests stay.
+    ///
+    /// - Returns: How many were stored and which ones the pending cap discarded.
+    /// - Throws: ``BatchAddError`` when a request is refused (nothing is stored), ``EngineError`` with
+    ///   `storeFailure` when the store fails (nothing is stored either).
+    public func add(contentsOf requests: [BatchRequest]) throws -> BatchAddResult {
+        guard !requests.isEmpty else { return BatchAddResult(added: 0, discarded: []) }
+        try checkPlannedZone()
+        let now = clock.now
+        let calendar = clock.calendar
+        var refusals: [BatchAddError.Refusal] = []
+        var denied: [String: Bool] = [:]
+        var pending: [PendingRequest] = []
+        pending.reserveCapacity(requests.count)
+        for (index, request) in requests.enumerated() {
+            do {
+                if denied[request.appID] == nil {
+                    denied[request.appID] = try appState(appID: request.appID).authorization == .denied
+                }
+                if denied[request.appID] == true {
+                    throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(request.appID)")
+                }
+                let fireDate = try Self.checkedFirstFireDate(of: request.spec, at: now, calendar: calendar)
+                pending.append(PendingRequest(appID: request.appID, spec: request.spec, addedAt: now, nextFireDate: fireDate))
+            } catch let error as EngineError where error.code != .storeFailure {
+                refusals.append(BatchAddError.Refusal(index: index, error: error))
+            }
+        }
+        guard refusals.isEmpty else { throw BatchAddError(refusals: refusals) }
+
+        let apps = Set(requests.map(\.appID))
+        var replaced: [String: [RequestSpec]] = [:]
+        for app in apps {
+            let identifiers = Set(requests.lazy.filter { $0.appID == app }.map(\.spec.identifier))
+            let specs = pendingRequests(replacedBy: identifiers, appID: app)
+            if !specs.isEmpty { replaced[app] = specs }
+        }
+        let discarded = try storeCall { try store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
+        let discardedByApp = Dictionary(grouping: discarded, by: \.appID)
+        for app in apps where replaced[app] != nil || discardedByApp[app] != nil {
+            discardAttachments(of: (replaced[app] ?? []) + (discardedByApp[app] ?? []).map(\.spec), appID: app)
+        }
+        if !discarded.isEmpty {
+            logger.warning(
+                "discarded pending requests: more than the pending cap",
+                metadata: ["apps": "\(discardedByApp.keys.sorted())", "count": "\(discarded.count)"])
+        }
+        wake.signal()
+        return BatchAddResult(added: pending.count, discarded: discarded)
+    }
+
+    /// The checks that do not depend on the clock: a trigger Apple would trap on, content that could not be read
+    /// back. A client checks a batch with them before it sends any of it.
+    /// - Throws: ``EngineError`` with `invalidTrigger` or `invalidUserInfo`.
+    public static func check(_ spec: RequestSpec) throws {
+        if let trigger = spec.trigger { try TriggerPlanner.validate(trigger) }
+        try checkLimits(of: spec.content)
+    }
+
+    /// The checks every way of adding applies, in `add`'s order, and the request's first fire date.
+    ///
+    /// The same for ``add(_:appID:)`` and ``add(contentsOf:)``.
+    /// - Throws: ``EngineError`` with `invalidTrigger`, `invalidUserInfo` or `invalidNoDate`.
+    public static func checkedFirstFireDate(of spec: RequestSpec, at now: Date, calendar: Calendar) throws -> Date? {
+        try check(spec)
+        let fireDate = TriggerPlanner.firstFireDate(for: spec.trigger, addedAt: now, calendar: calendar)
+        if fireDate == nil, case .calendar = spec.trigger {
+            throw EngineError(.invalidNoDate, "no date matches the calendar trigger of '\(spec.identifier)'")
+        }
+        return fireDate
+    }
+}
+
+/// One request of a batch (``NotificationScheduler/add(contentsOf:)``) and the app it is for.
+public struct BatchRequest: Sendable, Hashable {
+    public var appID: String
+    public var spec: RequestSpec
+
+    public init(appID: String, spec: RequestSpec) {
+        self.appID = appID
+        self.spec = spec
+    }
+}
+
+/// What a batch add stored.
+public struct BatchAddResult: Sendable, Hashable {
+    /// How many requests were stored (all of the batch).
+    public var added: Int
+    /// The requests the pending cap discarded: older ones, or some of the batch's own.
+    public var discarded: [PendingRequest]
+
+    public init(added: Int, discarded: [PendingRequest]) {
+        self.added = added
+        self.discarded = discarded
+    }
+}
+
+/// A batch that was refused as a whole, because of the requests it names.
+public struct BatchAddError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A refused request: its index in the batch and why.
+    public struct Refusal: Hashable, Sendable {
+        public var index: Int
+        public var error: EngineError
+
+        public init(index: Int, error: EngineError) {
+            self.index = index
+            self.error = error
+        }
+    }
+
+    /// Every refused request, in batch order.
+    public var refusals: [Refusal]
+
+    public init(refusals: [Refusal]) {
+        self.refusals = refusals
+    }
+
+    public var description: String {
+        let first = refusals.prefix(3).map { "request \($0.index): \($0.error.message)" }.joined(separator: "; ")
+        let more = refusals.count > 3 ? "; and \(refusals.count - 3) more" : ""
+        return "\(refusals.count) of the batch's requests refused, nothing added: \(first)\(more)"
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import NotificationEngine
+import NotificationModel
+
+/// `unotify apns`: the APNs endpoint as a sandbox for push providers.
+struct APNsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apns",
+        abstract: "Make the APNs endpoint fail on purpose, to test a provider's retries and cleanup.",
+        subcommands: [APNsFault.self])
+}
+
+/// `unotify apns fault`: the endpoint's fault rules, kept in the store.
+struct APNsFault: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fault",
+        abstract: "Add, list or clear the APNs endpoint's fault rules.",
+        discussion: """
+            A rule answers one of Apple's reasons (TooManyRequests, ServiceUnavailable, Unregistered, ...) and/or \
+            waits before answering, for the requests with its topic and device token, or a seeded fraction of them. \
+            Rules live in the store, so the running unotifyd applies them from its next request on. The first \
+            matching rule that picks a request decides.
+            """,
+        subcommands: [APNsFaultAdd.self, APNsFaultList.self, APNsFaultClear.self], defaultSubcommand: APNsFaultList.self)
+}
+
+struct APNsFaultAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a fault rule (or replace the one with its id).")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The reason to answer, as Apple names it (TooManyRequests, ServiceUnavailable, Unregistered, ...).")
+    var reason: String?
+    @Option(help: "Wait this long before answering: 250ms, 2s, 1.5.")
+    var delay: String?
+    @Option(help: "Only requests with this apns-topic.")
+    var topic: String?
+    @Option(help: "Only requests to this device token (64 hex digits).")
+    var token: String?
+    @Option(help: "The share of matching requests the rule applies to, above 0 and at most 1.")
+    var fraction: Double = 1
+    @Option(help: "Seeds the choice of requests when --fraction is below 1.")
+    var seed: UInt64 = 0
+    @Option(help: "The rule's name (default: rule-<n>).")
+    var id: String?
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try openStore(global)
+            var rules = try store.apnsFaultRules()
+            let seconds = try delay.map(Self.seconds) ?? 0
+            let rule: APNsFaultRule
+            do {
+                rule = try APNsFaultRule(
+                    id: id ?? Self.freeID(among: rules), reason: reason, delay: seconds, topic: topic, token: token,
+                    fraction: fraction, seed: seed)
+            } catch let error as APNsFaultRuleError {
+                throw ValidationError(error.description)
+            }
+            rules.removeAll { $0.id == rule.id }
+            rules.append(rule)
+            try store.setAPNsFaultRules(rules)
+            CLIOutput.print("added \(APNsFaultList.describe(rule))")
+        }
+    }
+
+    /// `250ms`, `2s` or a number of seconds.
+    static func seconds(_ text: String) throws -> TimeInterval {
+        let value: Double? =
+            if text.hasSuffix("ms") { Double(text.dropLast(2)).map { $0 / 1_000 } }
+            else if text.hasSuffix("s") { Double(text.dropLast()) }
+            else { Double(text) }
+        guard let value else { throw ValidationError("cannot read the delay '\(text)' (examples: 250ms, 2s, 1.5)") }
+        return value
+    }
+
+    static func freeID(among rules: [APNsFaultRule]) -> String {
+        var number = rules.count + 1
+        while rules.contains(where: { $0.id == "rule-\(number)" }) { number += 1 }
+        return "rule-\(number)"
+    }
+}
+
+struct APNsFaultList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Print the fault rules, in the order they are tried.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let rules = try openStore(global).apnsFaultRules()
+            if global.json {
+                let objects: [[String: Any]] = rules.map { rule in
+                    [
+                        "id": rule.id, "reason": rule.reason ?? NSNull(), "status": rule.answer?.status ?? NSNull(),
+                        "delay": rule.delay, "topic": rule.topic ?? NSNull(), "token": rule.token ?? NSNull(),
+                        "fraction": rule.fraction, "seed": rule.seed,
+                    ]
+                }
+                try CLIOutput.printJSON(objects)
+                return
+            }
+            if rules.isEmpty { CLIOutput.print("no fault rules: the endpoint answers as APNs does") }
+            for rule in rules { CLIOutput.print(Self.describe(rule)) }
+        }
+    }
+
+    /// One line: `busy: 429 TooManyRequests, topic com.example.app, 25% (seed 7)`.
+    static func describe(_ rule: APNsFaultRule) -> String {
+        var parts: [String] = []
+        if let answer = rule.answer { parts.append("\(answer.status) \(answer.reason)") }
+        if rule.delay > 0 { parts.append("after \(rule.delay) s") }
+        parts.append(rule.topic.map { "topic \($0)" } ?? "any topic")
+        if let token = rule.token { parts.append("token …\(token.suffix(8))") }
+        if rule.fraction < 1 { parts.append("\(rule.fraction * 100)% (seed \(rule.seed))") }
+        return "\(rule.id): " + parts.joined(separator: ", ")
+    }
+}
+
+struct APNsFaultClear: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "clear", abstract: "Remove fault rules: the ones named, or all.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The ids of the rules to remove; all when none is given.") var ids: [String] = []
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try openStore(global)
+            let rules = try store.apnsFaultRules()
+            if let unknown = ids.first(where: { id in !rules.contains { $0.id == id } }) {
+                throw ValidationError("no fault rule '\(unknown)' (`unotify apns fault list` shows them)")
+            }
+            let kept = ids.isEmpty ? [] : rules.filter { !ids.contains($0.id) }
+            try store.setAPNsFaultRules(kept)
+            CLIOutput.print("removed \(rules.count - kept.count) fault rule\(rules.count - kept.count == 1 ? "" : "s")")
+        }
+    }
+}

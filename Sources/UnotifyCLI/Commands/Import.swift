@@ -1,0 +1,254 @@
+import ArgumentParser
+import Foundation
+import NotificationEngine
+import NotificationModel
+import OpenUserNotifications
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `unotify import`: many requests from a JSON Lines file, in batches of one transaction each.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Schedule many requests from a JSON Lines file: one request per line, add's options as its keys.",
+        discussion: """
+            Each line is a JSON object whose keys are add's long options without the dashes, plus "app" (default: \
+            --app): {"id": "r1", "title": "Standup", "calendar": "weekday=2,hour=9", "repeats": true, \
+            "user-info": {"room": 4}}. Blank lines are skipped. Every line is checked before anything is stored: a \
+            bad line is reported with its number and nothing is imported (--skip-invalid imports the others). \
+            Requests are stored in batches of --batch-size, each one transaction: all of a batch or none of it.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "A .jsonl file, or - for standard input.")
+    var file: String
+
+    @Option(name: .customLong("batch-size"), help: "Requests stored per transaction (1...100000).")
+    var batchSize = 10_000
+
+    @Flag(name: .customLong("skip-invalid"), help: "Import the valid lines and report the bad ones, instead of importing nothing.")
+    var skipInvalid = false
+
+    func validate() throws {
+        guard (1...100_000).contains(batchSize) else { throw ValidationError("--batch-size takes 1...100000 (got \(batchSize))") }
+    }
+
+    /// A line that became a request.
+    struct Item {
+        var line: Int
+        var appID: String
+        var spec: RequestSpec
+    }
+
+    /// A line that did not.
+    struct BadLine {
+        var line: Int
+        var message: String
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let started = ContinuousClock.now
+            let data = try readInput()
+            let context = try CLIContext(global)
+            let (items, bad) = parse(data, context: context)
+            report(bad)
+            if !bad.isEmpty, !skipInvalid {
+                throw CLIError(
+                    "nothing imported: \(bad.count) bad line\(bad.count == 1 ? "" : "s") of \(items.count + bad.count) "
+                        + "(fix \(bad.count == 1 ? "it" : "them"), or pass --skip-invalid to import the others)",
+                    exitStatus: 65)
+            }
+            for app in Set(items.map(\.appID)).sorted() {
+                try await Add.authorizeIfAsked(context.backend, appID: app)
+            }
+            let progress = Progress(total: items.count, enabled: !global.json && isatty(STDERR_FILENO) == 1)
+            var discarded: [String] = []
+            var stored = 0
+            for batchStart in stride(from: 0, to: items.count, by: batchSize) {
+                let batch = items[batchStart..<min(batchStart + batchSize, items.count)]
+                do {
+                    discarded += try await store(batch, context: context)
+                } catch {
+                    progress.finish()
+                    let first = batch.first!.line
+                    throw CLIError(
+                        "stopped at the batch of lines \(first)-\(batch.last!.line), of which nothing is stored: "
+                            + "\(Self.message(error)); \(stored) requests (up to line \(first - 1)) were imported before it")
+                }
+                stored += batch.count
+                progress.update(stored)
+            }
+            progress.finish()
+            let seconds = (ContinuousClock.now - started).seconds
+            let apps = Set(items.map(\.appID)).count
+            if global.json {
+                try CLIOutput.printJSON([
+                    "imported": stored, "apps": apps, "seconds": seconds, "discarded": discarded,
+                    "invalid": bad.map { ["line": $0.line, "error": $0.message] as [String: Any] },
+                ])
+            } else {
+                let rate = seconds > 0 ? Int(Double(stored) / seconds) : stored
+                var summary = "imported \(stored) request\(stored == 1 ? "" : "s") for \(apps) app\(apps == 1 ? "" : "s") "
+                    + "in \(String(format: "%.2f", seconds)) s (\(rate)/s)"
+                if !bad.isEmpty { summary += "; \(bad.count) bad line\(bad.count == 1 ? "" : "s") skipped" }
+                if !discarded.isEmpty { summary += "; \(discarded.count) discarded by the pending cap" }
+                CLIOutput.print(summary)
+            }
+        }
+    }
+
+    private func readInput() throws -> Data {
+        if file == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
+            throw ValidationError(exists ? "cannot read \(file)\(isDirectory.boolValue ? ": it is a folder" : "")" : "no file \(file)")
+        }
+        return data
+    }
+
+    /// Every line, as a request or as the reason it is not one, in file order. Lines are parsed in chunks on every
+    /// core (parsing costs about as much as storing).
+    private func parse(_ data: Data, context: CLIContext) -> ([Item], [BadLine]) {
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let chunk = 4_096
+        let chunks = (lines.count + chunk - 1) / chunk
+        let results = Mutex([Int: ([Item], [BadLine])]())
+        let (appID, configuration) = (context.appID, context.configuration)
+        DispatchQueue.concurrentPerform(iterations: chunks) { part in
+            let range = part * chunk..<min((part + 1) * chunk, lines.count)
+            let parsed = Self.parse(lines[range], firstLine: range.lowerBound + 1, appID: appID, configuration: configuration)
+            results.withLock { $0[part] = parsed }
+        }
+        var items: [Item] = []
+        var bad: [BadLine] = []
+        items.reserveCapacity(lines.count)
+        for part in 0..<chunks {
+            let (chunkItems, chunkBad) = results.withLock { $0[part]! }
+            items += chunkItems
+            bad += chunkBad
+        }
+        return (items, bad)
+    }
+
+    /// The lines of one chunk; `firstLine` is the number of its first line in the file.
+    private static func parse(
+        _ lines: ArraySlice<Data>, firstLine: Int, appID defaultApp: String, configuration: OpenUserNotificationsConfiguration
+    ) -> ([Item], [BadLine]) {
+        var items: [Item] = []
+        var bad: [BadLine] = []
+        var appearances: [String: AppAppearance?] = [:]
+        let now = Date()
+        let calendar = Calendar.current
+        for (offset, line) in lines.enumerated() {
+            let lineNumber = firstLine + offset
+            var bytes = line[...]
+            if bytes.last == 0x0D { bytes = bytes.dropLast() }
+            guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
+            do {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                    throw ValidationError("not a JSON object")
+                }
+                let fields = try RequestFields(json: object)
+                var appID = defaultApp
+                if let value = object["app"], !(value is NSNull) {
+                    guard let app = value as? String else { throw ValidationError("'app' must be a string") }
+                    try AppIdentifier.validate(app)
+                    appID = app
+                }
+                var spec = try fields.request().spec()
+                _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
+                let key = [fields.bundleFolder, fields.icon ?? "", fields.appName ?? ""].joined(separator: "\u{1F}")
+                if appearances[key] == nil {
+                    appearances[key] = .some(try fields.configuring(configuration).resolvedAppAppearance)
+                }
+                spec.content.appAppearance = spec.content.appAppearance ?? appearances[key] ?? nil
+                items.append(Item(line: lineNumber, appID: appID, spec: spec))
+            } catch {
+                bad.append(BadLine(line: lineNumber, message: message(error)))
+            }
+        }
+        return (items, bad)
+    }
+
+    /// Stores one batch: per app, in the batch's order, attachments moved into the data store first.
+    /// - Returns: The identifiers the pending cap discarded.
+    private func store(_ batch: ArraySlice<Item>, context: CLIContext) async throws -> [String] {
+        var order: [String] = []
+        var byApp: [String: [RequestSpec]] = [:]
+        for item in batch {
+            if byApp[item.appID] == nil { order.append(item.appID) }
+            byApp[item.appID, default: []].append(item.spec)
+        }
+        var discarded: [String] = []
+        let configuration = context.configuration
+        for app in order {
+            let result = try await UNNotificationAttachment.add(byApp[app]!, appID: app, configuration: configuration) {
+                try await context.backend.add(contentsOf: $0, appID: app)
+            }
+            discarded += result.discarded.map(\.identifier)
+        }
+        return discarded
+    }
+
+    private func report(_ bad: [BadLine]) {
+        guard !global.json || !skipInvalid else { return }  // --json --skip-invalid: in the summary
+        let shown = 20
+        for line in bad.prefix(shown) { CLIContext.say("line \(line.line): \(line.message)") }
+        if bad.count > shown { CLIContext.say("... and \(bad.count - shown) more bad lines") }
+    }
+
+    static func message(_ error: any Error) -> String {
+        switch error {
+        case let error as ValidationError: error.message
+        case let error as EngineError: error.message
+        case let error as UNError: error.localizedReason
+        case let error as NotificationRequestError: error.message
+        case let error as BatchAddError: error.description
+        default: "\(error)"
+        }
+    }
+}
+
+/// A progress bar on standard error, redrawn at most ten times a second.
+private final class Progress {
+    let total: Int
+    let enabled: Bool
+    private var lastDrawn = ContinuousClock.now - .seconds(1)
+    private var drawn = false
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    func update(_ done: Int) {
+        guard enabled, total > 0 else { return }
+        let now = ContinuousClock.now
+        guard now - lastDrawn >= .milliseconds(100) || done == total else { return }
+        lastDrawn = now
+        drawn = true
+        let width = 30
+        let filled = width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data("\rimporting [\(bar)] \(done)/\(total) (\(100 * done / total)%)".utf8))
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        drawn = false
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    fileprivate var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

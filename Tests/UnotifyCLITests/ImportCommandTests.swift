@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import UnotifyCLI
+
+/// `unotify import`: many requests from JSON Lines, with add's options as keys.
+@Suite("unotify import")
+struct ImportCommandTests {
+    /// Writes `lines` to a file in `folder`.
+    static func file(_ lines: [String], in folder: URL) throws -> String {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("requests.jsonl").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("every line becomes a request with add's fields, of the line's app or --app")
+    func imports() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.file(
+            [
+                #"{"id": "standup", "title": "Standup", "calendar": "weekday=2,hour=9", "repeats": true, "user-info": {"room": 4}}"#,
+                "",
+                #"{"id": "tea", "title": "Tea", "subtitle": "Green", "in": "5m", "badge": 3, "sound": "none", "thread": "drinks"}"#,
+                #"{"id": "other", "app": "com.example.other", "title": "Elsewhere", "at": "2030-01-01T08:00:00Z"}"#,
+                #"{"id": "local", "title-key": "GREETING", "title-arg": ["Ada"], "in": 3600, "category": "c"}"#.replacingOccurrences(of: "3600", with: "\"1h\""),
+            ], in: folder)
+        let output = try await execute(["import", path, "--store", store, "--mode", "embedded", "--app", "com.example.app"])
+        #expect(output.hasPrefix("imported 4 requests for 2 apps in "), "\(output)")
+
+        let listed = try await execute(["list", "--json", "--store", store, "--mode", "embedded", "--app", "com.example.app"])
+        let requests = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+        let byID = Dictionary(uniqueKeysWithValues: requests.map { ($0["identifier"] as? String ?? "", $0) })
+        #expect(Set(byID.keys) == ["standup", "tea", "local"])
+        let tea = try #require(byID["tea"]?["content"] as? [String: Any])
+        #expect(tea["subtitle"] as? String == "Green" && tea["badge"] as? Int == 3 && tea["threadIdentifier"] as? String == "drinks")
+        let standup = try #require(byID["standup"])
+        #expect(((standup["content"] as? [String: Any])?["userInfo"] as? [String: Any])?["room"] as? Int == 4)
+        #expect(standup["repeats"] as? Bool == true)
+        let other = try await execute(["list", "--store", store, "--mode", "embedded", "--app", "com.example.other"])
+        #expect(other.contains("other") && other.contains("2030-01-01T08:00:00Z"), "\(other)")
+    }
+
+    @Test("a bad line is reported with its number and nothing is imported; --skip-invalid imports the others")
+    func badLines() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try Self.file(
+            [
+                #"{"id": "ok", "title": "Fine", "in": "1h"}"#,
+                #"{"id": "typo", "titel": "Oops", "in": "1h"}"#,
+                #"not json"#,
+                #"{"id": "hour", "calendar": "hour=25"}"#,
+                #"{"id": "short", "in": "30s", "repeats": true}"#,
+                #"{"id": "badge", "badge": "three", "in": "1h"}"#,
+                #"{"id": "ok2", "title": "Also fine", "in": "2h"}"#,
+            ], in: folder)
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
+        let command = try RunningCommand(["import", path], environment: environment)
+        await command.waitForExit()
+        _ = await command.wait(upTo: 1) { _, err in err.contains("nothing imported") }
+        #expect(command.process.terminationStatus == 65)
+        let lines = command.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("line ") }.map { $0.prefix(7) } == ["line 2:", "line 3:", "line 4:", "line 5:", "line 6:"], "\(command.stderr)")
+        #expect(command.stderr.contains("line 2: unknown field 'titel'"))
+        #expect(command.stderr.contains("line 4: hour=25 is out of range: hour takes 0...23"))
+        #expect(command.stderr.contains("line 6: 'badge' must be a whole number"))
+        #expect(command.stderr.contains("nothing imported: 5 bad lines of 7"))
+        #expect(try await runToEnd(["list"], environment: environment).contains("no pending requests"))
+
+        let skipped = try await runToEnd(["import", path, "--skip-invalid"], environment: environment)
+        #expect(skipped.contains("imported 2 requests") && skipped.contains("5 bad lines skipped"), "\(skipped)")
+        let listed = try await runToEnd(["list"], environment: environment)
+        #expect(listed.contains("ok") && listed.contains("ok2"))
+    }
+
+    @Test("lines parsed in chunks keep their numbers and their order across chunk boundaries")
+    func manyChunks() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var lines = (1...9_000).map { #"{"id": "same", "title": "line \#($0)", "in": "1h"}"# }
+        for bad in [1, 4_096, 4_097, 9_000] { lines[bad - 1] = #"{"id": 5}"# }
+        let path = try Self.file(lines, in: folder)
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"]
+        let command = try RunningCommand(["import", path], environment: environment)
+        await command.waitForExit()
+        _ = await command.wait(upTo: 1) { _, err in err.contains("nothing imported") }
+        let numbers = command.stderr.split(separator: "\n").filter { $0.hasPrefix("line ") }.map { $0.split(separator: ":")[0] }
+        #expect(numbers == ["line 1", "line 4096", "line 4097", "line 9000"], "\(command.stderr)")
+        // With the bad lines skipped, the last good line wins the identifier: order is the file's.
+        _ = try await runToEnd(["import", path, "--skip-invalid", "--batch-size", "1000"], environment: environment)
+        #expect(try await runToEnd(["list"], environment: environment).contains("line 8999"))
+    }
+
+    @Test("standard input, batches smaller than the file, a JSON summary, and the cap's discards named")
+    func standardInput() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lines = (1...25).map { #"{"id": "r\#($0)", "title": "R\#($0)", "in": "\#($0)m"}"# }
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_PENDING_CAP": "20"]
+        let process = Process()
+        process.executableURL = try builtExecutable("unotify")
+        process.arguments = ["import", "-", "--batch-size", "7", "--json"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(lines.joined(separator: "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let summary = try #require(try JSONSerialization.jsonObject(with: printed) as? [String: Any])
+        #expect(summary["imported"] as? Int == 25 && summary["apps"] as? Int == 1)
+        #expect(Set(summary["discarded"] as? [String] ?? []) == Set((21...25).map { "r\($0)" }))
+        #expect((summary["invalid"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("a missing file, a folder, a bad --batch-size: one line each")
+    func badArguments() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (arguments, message) in [
+            (["import", folder.appendingPathComponent("none.jsonl").path], "no file"),
+            (["import", folder.path], "it is a folder"),
+            (["import", "-", "--batch-size", "0"], "--batch-size takes 1...100000"),
+        ] {
+            let command = try RunningCommand(arguments, environment: ["OPENUN_STORE": store, "OPENUN_MODE": "embedded"])
+            await command.waitForExit()
+            _ = await command.wait(upTo: 1) { _, err in err.hasSuffix("\n") }
+            #expect(command.process.terminationStatus != 0)
+            #expect(command.stderr.split(separator: "\n").count == 1 && command.stderr.contains(message), "\(command.stderr)")
+        }
+    }
+
+    @Test("through unotifyd: 5,000 requests in batches of 2,000, each sent in messages under 1 MiB")
+    func throughTheDaemon() async throws {
+        let daemon = DaemonProcess(arguments: ["--pending-cap", "off"])
+        try await daemon.start()
+        defer { Task { await daemon.stop() } }
+        let body = String(repeating: "b", count: 400)
+        let path = try Self.file(
+            (1...5_000).map { #"{"id": "d\#($0)", "title": "D\#($0)", "body": "\#(body)", "in": "\#($0 + 60)s"}"# },
+            in: daemon.folder.appendingPathComponent("input"))
+        let environment = daemon.environment.merging(["OPENUN_MODE": "daemon"]) { $1 }
+        let output = try await runToEnd(["import", path, "--batch-size", "2000", "--app", "com.example.bulk"], environment: environment)
+        #expect(output.hasPrefix("imported 5000 requests for 1 app"), "\(output)")
+        let status = try await runToEnd(["status", "--json"], environment: environment)
+        let apps = try #require((try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["apps"] as? [[String: Any]])
+        #expect(apps.first { $0["app"] as? String == "com.example.bulk" }?["pending"] as? Int == 5_000, "\(status)")
+    }
+
+    @Test("a line's keys are exactly add's long options, and app")
+    func sameFieldsAsAdd() {
+        let options = Set(
+            Add.helpMessage(columns: 400).split(separator: "\n")
+                .compactMap { line -> String? in
+                    let trimmed = line.trimmingCharacters(in: .whitespaces)
+                    guard trimmed.hasPrefix("--") else { return nil }
+                    return String(trimmed.dropFirst(2).prefix { $0 != " " && $0 != "," && $0 != "<" })
+                })
+        let global: Set<String> = ["app", "store", "json", "mode", "socket", "verbose", "help", "version"]
+        #expect(options.subtracting(global) == RequestFields.jsonKeys.subtracting(["app"]))
+    }
+}
