@@ -39,8 +39,15 @@ public actor NotificationScheduler {
 
     private static let planZoneKey = "plan.timeZone"
     private static let claimBatch = 256
-    /// Held requests due within this many seconds of one presented are presented before any is recorded.
-    private static let presentationChain: TimeInterval = 0.005
+    /// The loop does no store work within this many seconds before a held request's due instant: it does not wake
+    /// to claim then, requests due that close after one presented are presented before any is recorded, and a claim
+    /// ahead does not stop between two requests due that close together. Longer than recording a fire and one pass
+    /// of the loop usually take (a few milliseconds), so neither makes a held request late.
+    private static let quietBeforeDue: TimeInterval = 0.05
+    /// The loop's wait for a held request ends this many seconds before its due instant, and the last stretch is
+    /// one plain sleep on the clock: waking from the wait (a task group watching the clock and the wake signal, then
+    /// the actor) takes tens of microseconds, which would otherwise add to the notification's lateness.
+    private static let finalApproach: TimeInterval = 0.002
     /// Requests claimed ahead of their due instant by ``run()``, soonest first (see "Claiming ahead").
     private var held: [HeldRequest] = []
     /// The wake generation at which `held` was last checked against the store.
@@ -360,11 +367,21 @@ public actor NotificationScheduler {
         while !Task.isCancelled {
             let seen = wake.generation
             await deliverDue()
-            claimAhead()
+            var horizon = clock.now.addingTimeInterval(configuration.claimAhead)
+            var claimed = claimAhead(dueBy: horizon)
             var next: Date?
-            do { next = try store.nextWakeDate(appID: configuration.deliveryScope) } catch {
-                logger.error("could not read the next fire date: \(error)")
-                next = clock.now.addingTimeInterval(Self.storeRetryDelay)
+            while true {
+                do { next = try store.nextWakeDate(appID: configuration.deliveryScope) } catch {
+                    logger.error("could not read the next fire date: \(error)")
+                    next = clock.now.addingTimeInterval(Self.storeRetryDelay)
+                    break
+                }
+                // The claim ends in a gap: a request due right after the last one claimed is claimed with it.
+                guard claimed > 0, let planned = next, planned > horizon,
+                    planned <= horizon.addingTimeInterval(Self.quietBeforeDue)
+                else { break }
+                horizon = planned.addingTimeInterval(Self.quietBeforeDue)
+                claimed = claimAhead(dueBy: horizon)
             }
             // A store that refused the claim (read-only, full): try again later, not in a tight loop.
             if let failed = claimFailedAt, let planned = next, planned < failed + Self.storeRetryDelay {
@@ -375,7 +392,13 @@ public actor NotificationScheduler {
                 let early = planned.addingTimeInterval(-configuration.claimAhead)
                 if early > clock.now { next = early }
             }
-            if let due = held.first?.request.nextFireDate { next = min(next ?? due, due) }
+            // A held request due soon comes first: claiming just before its instant would make it late, and after
+            // presenting it the loop claims ahead anyway.
+            if let due = held.first?.request.nextFireDate,
+                next.map({ $0 > due.addingTimeInterval(-Self.quietBeforeDue) }) ?? true
+            {
+                next = due.addingTimeInterval(-Self.finalApproach)
+            }
             plannedWake = next ?? .distantFuture
             await waitForWork(until: next, seen: seen)
             plannedWake = nil
@@ -422,24 +445,26 @@ public actor NotificationScheduler {
     /// How many requests are claimed ahead and waiting for their due instant (for tests).
     var heldCount: Int { held.count }
 
-    /// Claims what falls due within ``EngineConfiguration/claimAhead`` and reads what presenting it needs.
-    private func claimAhead() {
-        guard configuration.claimAhead > 0, held.count < Self.claimBatch else { return }
+    /// Claims what falls due by `horizon` (the lease runs ``EngineConfiguration/claimLease`` past it) and reads
+    /// what presenting it needs.
+    /// - Returns: How many requests were claimed.
+    private func claimAhead(dueBy horizon: Date) -> Int {
+        guard configuration.claimAhead > 0, held.count < Self.claimBatch else { return 0 }
         let now = clock.now
         let claimed: [PendingRequest]
         do {
             claimed = try store.claimDue(
-                at: now, dueBy: now.addingTimeInterval(configuration.claimAhead),
-                leaseUntil: now.addingTimeInterval(configuration.claimLease + configuration.claimAhead),
+                at: now, dueBy: horizon, leaseUntil: horizon.addingTimeInterval(configuration.claimLease),
                 limit: Self.claimBatch - held.count, appID: configuration.deliveryScope)
         } catch {
             logger.error("could not claim requests falling due: \(error)")
-            return
+            return 0
         }
-        guard !claimed.isEmpty else { return }
+        guard !claimed.isEmpty else { return 0 }
         if held.isEmpty { heldCheckedAt = wake.generation }
         held += claimed.map { HeldRequest(request: $0, prepared: prepare($0.appID)) }
         held.sort { ($0.request.nextFireDate ?? now) < ($1.request.nextFireDate ?? now) }
+        return claimed.count
     }
 
     /// Reads the app's state and categories, or `nil` when the store does not answer (``fire(_:)`` asks again).
@@ -505,14 +530,20 @@ public actor NotificationScheduler {
             let now = clock.now
             let due = held.prefix { ($0.request.nextFireDate ?? now) <= now }
             if due.isEmpty {
-                guard let next = held.first?.request.nextFireDate, !completions.isEmpty,
-                    next.timeIntervalSince(now) < Self.presentationChain
+                // Sleep to the next one here when it is due right after one presented, or when the loop's wait ended
+                // just before its instant.
+                guard let next = held.first?.request.nextFireDate,
+                    completions.isEmpty
+                        ? next.timeIntervalSince(now) <= Self.finalApproach
+                        : next.timeIntervalSince(now) < Self.quietBeforeDue
                 else { break }
                 do { try await clock.sleep(until: next) } catch { break }
                 continue
             }
             held.removeFirst(due.count)
-            let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) { a, _ in a }
+            let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) {
+                first, _ in first
+            }
             let fired = await fire(due.map(\.request), prepared: prepared, recordEach: false)
             shown += fired.shown
             completions += fired.completions
@@ -543,19 +574,14 @@ public actor NotificationScheduler {
         -> (shown: Int, completions: [Completion])
     {
         let byApp = Dictionary(grouping: requests, by: \.appID)
+        // One app (the usual case): no child task to start and wait for.
+        if byApp.count == 1, let appID = requests.first?.appID {
+            return await fireInOrder(requests, prepared: prepared[appID], recordEach: recordEach)
+        }
         return await withTaskGroup(of: (Int, [Completion]).self) { group in
             for (appID, requests) in byApp {
                 let prepared = prepared[appID]
-                group.addTask {
-                    var shown = 0
-                    var completions: [Completion] = []
-                    for request in requests {
-                        let completion = await self.fire(request, prepared: prepared)
-                        if completion.delivered != nil { shown += 1 }
-                        if recordEach { await self.finish([completion]) } else { completions.append(completion) }
-                    }
-                    return (shown, completions)
-                }
+                group.addTask { await self.fireInOrder(requests, prepared: prepared, recordEach: recordEach) }
             }
             var shown = 0
             var completions: [Completion] = []
@@ -567,13 +593,29 @@ public actor NotificationScheduler {
         }
     }
 
+    /// Fires one app's claimed requests in order (see ``fire(_:prepared:recordEach:)``).
+    private func fireInOrder(_ requests: [PendingRequest], prepared: PreparedFire?, recordEach: Bool) async
+        -> (shown: Int, completions: [Completion])
+    {
+        var shown = 0
+        var completions: [Completion] = []
+        for request in requests {
+            let completion = await fire(request, prepared: prepared)
+            if completion.delivered != nil { shown += 1 }
+            if recordEach { await finish([completion]) } else { completions.append(completion) }
+        }
+        return (shown, completions)
+    }
+
     /// Records fires in the store, each followed by its badge.
     private func finish(_ completions: [Completion]) async {
         for completion in completions {
             complete(
                 completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
                 badge: completion.badge)
-            if let badge = completion.badge { await presenter.badgeDidChange(appID: completion.request.appID, count: badge) }
+            if let badge = completion.badge {
+                await presenter.badgeDidChange(appID: completion.request.appID, count: badge)
+            }
         }
     }
 

@@ -121,7 +121,8 @@ public protocol NotificationStore: Sendable {
     /// ```swift
     /// let moved = try store.replanFloatingPlans(dueAfter: now) { trigger in
     ///     guard case .calendar(let components, _, let matching) = trigger else { return nil }
-    ///     return TriggerPlanner.nextCalendarDate(after: now, matching: components, policy: matching, calendar: calendar)
+    ///     return TriggerPlanner.nextCalendarDate(
+    ///         after: now, matching: components, policy: matching, calendar: calendar)
     /// }
     /// ```
     ///

@@ -98,9 +98,15 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// call answers `true`): SQLite's `PRAGMA data_version` on the writer connection, which this store's own commits
     /// leave alone. A ``StoreFileMonitor`` sees every write to the file, the engine's own included; asking this
     /// first spares the engine a loop pass for each of its own writes. Answers `true` when it cannot tell.
+    ///
+    /// It reads `data_version` inside a write transaction, so it waits for a commit another process is still making:
+    /// the monitor hears that process's last write to the `-wal` file before the commit is visible (SQLite syncs the
+    /// log, then publishes the commit in the `-shm` index, which inotify does not report), and a plain read at that
+    /// moment would answer `false` and miss the change until the next write to the file.
     public func changedElsewhere() -> Bool {
-        guard let version = try? writer.writeWithoutTransaction({ db in try Int.fetchOne(db, sql: "PRAGMA data_version") })
-        else { return true }
+        guard let version = try? writer.write({ db in try Int.fetchOne(db, sql: "PRAGMA data_version") }) else {
+            return true
+        }
         return seenDataVersion.withLock { seen in
             defer { seen = version }
             return seen != version
@@ -582,7 +588,8 @@ public final class SQLiteNotificationStore: NotificationStore {
             // Plans of different apps with the same components share a trigger: one date, one statement for all.
             let triggers = try Data.fetchAll(
                 db, sql: "SELECT DISTINCT trigger FROM floatingPlan WHERE nextFire > ?", arguments: [after])
-            let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE trigger = ? AND nextFire > ?")
+            let move = try db.cachedStatement(
+                sql: "UPDATE floatingPlan SET nextFire = ? WHERE trigger = ? AND nextFire > ?")
             var moved = 0
             for encoded in triggers {
                 if let next = try nextFireDate(JSON.decode(TriggerSpec.self, from: encoded)) {
@@ -596,7 +603,8 @@ public final class SQLiteNotificationStore: NotificationStore {
                                 SELECT key FROM floatingPlan WHERE trigger = ? AND nextFire > ?)
                             """,
                         arguments: [encoded, after])
-                    try db.execute(sql: "DELETE FROM floatingPlan WHERE trigger = ? AND nextFire > ?", arguments: [encoded, after])
+                    try db.execute(
+                        sql: "DELETE FROM floatingPlan WHERE trigger = ? AND nextFire > ?", arguments: [encoded, after])
                     moved += db.changesCount
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
@@ -29,6 +30,32 @@ struct ChangedElsewhereTests {
         #expect(!engine.changedElsewhere())
         _ = try other.insertPending(Self.request("theirs"), cap: nil, at: Date())
         #expect(engine.changedElsewhere())
+        #expect(!engine.changedElsewhere())
+    }
+
+    @Test("a commit another connection is still making when asked is waited for, not missed")
+    func commitInProgress() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let engine = try SQLiteNotificationStore(path: path)
+        _ = engine.changedElsewhere()
+        let other = try DatabaseQueue(path: path)
+        let writing = DispatchSemaphore(value: 0)
+        let committed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? other.write { db in
+                try db.execute(sql: "INSERT INTO metadata (key, value) VALUES ('k', 'v')")
+                writing.signal()
+                // The other process has not committed yet (in the race: its log sync and index update are under way);
+                // the answer below must not depend on how long this takes.
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            committed.signal()
+        }
+        writing.wait()
+        #expect(engine.changedElsewhere())
+        committed.wait()
         #expect(!engine.changedElsewhere())
     }
 }
