@@ -108,13 +108,15 @@ extension SQLiteNotificationStore {
                 try db.execute(sql: "UPDATE pending SET regionState = 'unknown' WHERE id = ?", arguments: [row["id"] as Int64])
             }
         }
-        migrator.registerMigration("v5-floating-plan-indexes") { db in
+        // Replaces "v5-floating-plan-trigger", which was on main for an hour (issue 11) and created the first index
+        // only: a store migrated then gets the second index and forgets the old identifier.
+        migrator.registerMigration("v5-floating-plan-indexes", merging: ["v5-floating-plan-trigger"]) { db, _ in
             // A re-plan after a zone change moves the plans of one distinct trigger at a time (`UPDATE … WHERE
             // trigger = ?`), whatever the number of apps following it (replanFloatingPlans(dueAfter:nextFireDate:)).
-            try db.execute(sql: "CREATE INDEX floatingPlan_trigger ON floatingPlan(trigger)")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS floatingPlan_trigger ON floatingPlan(trigger)")
             // The due plans, which claimDue and exhaustedFloatingPlans look for on every pass of the loop, without
             // reading every plan.
-            try db.execute(sql: "CREATE INDEX floatingPlan_due ON floatingPlan(nextFire)")
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS floatingPlan_due ON floatingPlan(nextFire)")
         }
         migrator.registerMigration("v6-apns-log") { db in
             // The APNs endpoint's request log (`unotify apns log`): a ring of the newest requests, each an

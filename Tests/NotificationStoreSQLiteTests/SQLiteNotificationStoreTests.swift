@@ -185,6 +185,28 @@ struct MigrationTests {
         return (folder.appendingPathComponent(name).path, folder)
     }
 
+    @Test("a store migrated by the first form of v5 (one index, briefly on main) opens, and gets the second index")
+    func migratesFirstV5() throws {
+        let (path, folder) = try storeFile("v5.sqlite")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteNotificationStore.migrator.migrate(queue, upTo: "v4-region-state")
+            try queue.write { db in
+                try db.execute(sql: "CREATE INDEX floatingPlan_trigger ON floatingPlan(trigger)")
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v5-floating-plan-trigger')")
+            }
+        }
+        _ = try SQLiteNotificationStore(path: path)
+        let queue = try DatabaseQueue(path: path)
+        let indexes = try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'floatingPlan'")
+        }
+        #expect(Set(indexes).isSuperset(of: ["floatingPlan_trigger", "floatingPlan_due"]))
+        let applied = try queue.read { db in try SQLiteNotificationStore.migrator.appliedIdentifiers(db) }
+        #expect(applied.contains("v5-floating-plan-indexes") && !applied.contains("v5-floating-plan-trigger"))
+    }
+
     @Test("a store written before floating plans existed is migrated: its floating rows join a plan")
     func migratesFloatingRows() throws {
         let (path, folder) = try storeFile("old.sqlite")
