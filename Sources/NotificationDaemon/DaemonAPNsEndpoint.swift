@@ -44,10 +44,10 @@ public struct DaemonAPNsEndpoint: Sendable {
         }
         // Fault rules live in the store (`unotify apns fault`), so that any process sets them.
         let store = scheduler.store
-        configuration.faultRules = { (try? store.apnsFaultRules()) ?? [] }
+        configuration.faultRules = { (try? await store.apnsFaultRules()) ?? [] }
         if logSize > 0 {
             configuration.requestLog = APNsRequestLog(keep: logSize, logger: logger) { entries, keep in
-                try store.appendAPNsLog(entries, keep: keep)
+                try await store.appendAPNsLog(entries, keep: keep)
             }
         }
         let endpoint = APNsEndpoint(

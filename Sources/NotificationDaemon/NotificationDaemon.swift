@@ -106,7 +106,7 @@ public actor NotificationDaemon {
         guard state == .idle else { return }
         let lock = try lockStore()
         defer { lock?.release() }
-        try writePolicy()
+        try await writePolicy()
         state = .running(since: Date())
         defer { state = .stopped }
         let server = try await bind()
@@ -202,13 +202,13 @@ public actor NotificationDaemon {
     }
 
     /// Writes the settings the daemon was given into the store, for every process that uses it.
-    private func writePolicy() throws {
+    private func writePolicy() async throws {
         let given = configuration.policyToWrite
         guard given != StorePolicy() else { return }
-        var policy = try store.policy()
+        var policy = try await store.policy()
         if let cap = given.pendingCap { policy.pendingCap = cap }
         if let authorization = given.authorizationPolicy { policy.authorizationPolicy = authorization }
-        try store.setPolicy(policy)
+        try await store.setPolicy(policy)
         let cap = policy.pendingCap?.description ?? "unset"
         let authorization = policy.authorizationPolicy?.rawValue ?? "unset"
         logger.info("store policy", metadata: ["pendingCap": "\(cap)", "authorization": "\(authorization)"])
@@ -235,8 +235,10 @@ public actor NotificationDaemon {
         }
         let folder = URL(fileURLWithPath: configuration.socketPath).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let previous = umask(0o177)  // the socket is created with mode 0600, never wider even for a moment
-        defer { umask(previous) }
+        // No umask(0o177) around the bind: the umask is the whole process's, and a daemon embedded in a process (the
+        // tests, OpenUserNotificationsTesting) would make every file another thread creates meanwhile 0600. Until the
+        // chmod below the socket has the umask's mode (without group or other write, with the usual 022), and every
+        // connection is checked for this user's credentials anyway.
         let server = try await bootstrap.bind(
             unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
         chmod(configuration.socketPath, 0o600)
@@ -498,19 +500,21 @@ public actor NotificationDaemon {
     /// The daemon's state for `unotify status`.
     public func status() async throws -> DaemonStatus {
         let running = await scheduler.runningApps
-        let counts = try store.pendingCounts()
-        let apps = try store.allAppStates().map { state in
-            DaemonStatus.AppSummary(
-                appID: state.appID, authorization: state.authorization, pendingCount: counts[state.appID] ?? 0,
-                running: running.contains(state.appID),
-                launchCommand: try? store.launchCommand(appID: state.appID))
+        let counts = try await store.pendingCounts()
+        var apps: [DaemonStatus.AppSummary] = []
+        for state in try await store.allAppStates() {
+            apps.append(
+                DaemonStatus.AppSummary(
+                    appID: state.appID, authorization: state.authorization, pendingCount: counts[state.appID] ?? 0,
+                    running: running.contains(state.appID),
+                    launchCommand: try? await store.launchCommand(appID: state.appID)))
         }
         let started: Date = if case .running(let since) = state { since } else { Date() }
         return DaemonStatus(
             daemonVersion: Self.version, protocolVersion: WireProtocol.version, processID: getpid(), startedAt: started,
             uptime: Date().timeIntervalSince(started), storePath: configuration.storePath,
             socketPath: configuration.socketPath, pendingCount: counts.values.reduce(0, +),
-            nextFireDate: try store.nextWakeDate(), lastDelivery: try store.history(appID: nil, limit: 1).first,
+            nextFireDate: try await store.nextWakeDate(), lastDelivery: try await store.history(appID: nil, limit: 1).first,
             apps: apps, connectedClients: sessions.withLock { $0.count })
     }
 }

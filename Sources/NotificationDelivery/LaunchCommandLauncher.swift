@@ -20,7 +20,7 @@ public struct LaunchCommandLauncher: AppLauncher {
     }
 
     public func launch(appID: String) async {
-        guard let command = try? store.launchCommand(appID: appID), let executable = command.first else { return }
+        guard let command = try? await store.launchCommand(appID: appID), let executable = command.first else { return }
         var environment = ProcessInfo.processInfo.environment
         environment["OPENUN_LAUNCH_REASON"] = "response"
         environment["OPENUN_BUNDLE_ID"] = appID

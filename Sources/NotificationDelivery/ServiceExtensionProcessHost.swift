@@ -38,7 +38,7 @@ public struct ServiceExtensionProcessHost: ServiceExtensionHost {
     }
 
     public func startExtension(for request: RequestSpec, appID: String) async -> (any ServiceExtensionRun)? {
-        guard let command = try? store.serviceExtensionCommand(appID: appID), let executable = command.first else {
+        guard let command = try? await store.serviceExtensionCommand(appID: appID), let executable = command.first else {
             return nil
         }
         var environment = ProcessInfo.processInfo.environment

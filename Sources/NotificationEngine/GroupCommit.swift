@@ -7,7 +7,7 @@ import Synchronization
 /// `fsync`, and each `add` still returns only once its request is durable.
 ///
 /// An add that arrives while nothing is being written starts a transaction at once, so a lone add waits for nothing
-/// but its own commit. Transactions run on a thread of their own, never on the scheduler's executor, which keeps
+/// but its own commit. Transactions are written by a task of their own, never on the scheduler's executor, which keeps
 /// accepting adds (and delivering) while the disk works.
 final class GroupCommit: Sendable {
     /// An add waiting for its transaction.
@@ -22,19 +22,20 @@ final class GroupCommit: Sendable {
         var writing = false
     }
 
-    private let write: @Sendable ([PendingRequest], Int?) throws -> [PendingRequest]
+    private let write: @Sendable ([PendingRequest], Int?) async throws -> [PendingRequest]
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "OpenUserNotifications.group-commit")
 
     /// - Parameter write: Stores requests in one transaction with a pending cap and returns those the cap discarded
     ///   (``NotificationStore/insertPending(batch:cap:at:)``).
-    init(write: @escaping @Sendable ([PendingRequest], Int?) throws -> [PendingRequest]) {
+    init(write: @escaping @Sendable ([PendingRequest], Int?) async throws -> [PendingRequest]) {
         self.write = write
     }
 
     /// Group commit into `store` (whose own pending cap takes precedence over the one each insert names).
     convenience init(store: any NotificationStore) {
-        self.init { requests, cap in try store.insertPending(batch: requests, cap: cap, at: requests.last?.addedAt ?? Date()) }
+        self.init { requests, cap in
+            try await store.insertPending(batch: requests, cap: cap, at: requests.last?.addedAt ?? Date())
+        }
     }
 
     /// Stores `request` in the next transaction and returns once that transaction is committed.
@@ -52,7 +53,7 @@ final class GroupCommit: Sendable {
                 state.writing = true
                 return true
             }
-            if starts { queue.async { self.writeUntilEmpty() } }
+            if starts { Task { await self.writeUntilEmpty() } }
         }
     }
 
@@ -60,7 +61,7 @@ final class GroupCommit: Sendable {
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// Writes what waits, one transaction at a time, until nothing does.
-    private func writeUntilEmpty() {
+    private func writeUntilEmpty() async {
         while true {
             let batch = state.withLock { state in
                 // The leading run of waiting adds with the same cap.
@@ -73,7 +74,7 @@ final class GroupCommit: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let discarded = try write(batch.map(\.request), batch[0].cap)
+                let discarded = try await write(batch.map(\.request), batch[0].cap)
                 let byApp = Dictionary(grouping: discarded, by: \.appID)
                 let lastOfApp = Dictionary(batch.indices.map { (batch[$0].request.appID, $0) }) { _, later in later }
                 for (index, waiting) in batch.enumerated() {

@@ -45,15 +45,15 @@ public protocol NotificationBackend: Sendable {
 }
 
 extension NotificationScheduler: NotificationBackend {
-    public func add(contentsOf specs: [RequestSpec], appID: String) throws -> BatchAddResult {
-        try add(contentsOf: specs.map { BatchRequest(appID: appID, spec: $0) })
+    public func add(contentsOf specs: [RequestSpec], appID: String) async throws -> BatchAddResult {
+        try await add(contentsOf: specs.map { BatchRequest(appID: appID, spec: $0) })
     }
 
-    public func setLaunchCommand(_ command: [String]?, appID: String) throws {
+    public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         guard command.map({ !$0.isEmpty && $0[0].hasPrefix("/") }) ?? true else {
             throw EngineError(.invalidArgument, "a launch command starts with an absolute executable path")
         }
-        do { try store.setLaunchCommand(command, appID: appID) } catch {
+        do { try await store.setLaunchCommand(command, appID: appID) } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
     }

@@ -15,13 +15,13 @@ import NotificationModel
 extension NotificationScheduler {
     /// Deletes the stored attachment files of `removed` that no pending request, delivered notification or queued
     /// response of the app still names. A store that cannot be read keeps every file.
-    func discardAttachments(of removed: [RequestSpec], appID: String) {
+    func discardAttachments(of removed: [RequestSpec], appID: String) async {
         guard let root = configuration.attachmentStoreRoot else { return }
         let candidates = Set(removed.flatMap(\.content.attachments).map(\.url).filter(\.isFileURL).map(Self.normalized))
         guard !candidates.isEmpty else { return }
         let referenced: Set<String>
         do {
-            referenced = try attachmentPaths(appID: appID)
+            referenced = try await attachmentPaths(appID: appID)
         } catch {
             logger.error("could not read which attachments are in use; none deleted: \(error)", metadata: ["app": "\(appID)"])
             return
@@ -31,25 +31,25 @@ extension NotificationScheduler {
 
     /// The delivered notifications of the app listed under `identifier`, which a delivery with that identifier
     /// replaces; empty, without reading the store, when the app has no attachments in the data store.
-    func listedRequests(replacedBy identifier: String, appID: String) -> [RequestSpec] {
+    func listedRequests(replacedBy identifier: String, appID: String) async -> [RequestSpec] {
         guard hasStoredAttachments(appID: appID) else { return [] }
-        let listed = (try? store.deliveredNotifications(appID: appID)) ?? []
+        let listed = (try? await store.deliveredNotifications(appID: appID)) ?? []
         return listed.filter { $0.identifier == identifier }.map(\.request)
     }
 
     /// The pending request of the app with `identifier`, which an `add` with that identifier replaces; empty,
     /// without reading the store, when the app has no attachments in the data store.
-    func pendingRequests(replacedBy identifier: String, appID: String) -> [RequestSpec] {
+    func pendingRequests(replacedBy identifier: String, appID: String) async -> [RequestSpec] {
         guard hasStoredAttachments(appID: appID) else { return [] }
-        let pending = (try? store.pendingRequests(appID: appID)) ?? []
+        let pending = (try? await store.pendingRequests(appID: appID)) ?? []
         return pending.filter { $0.identifier == identifier }.map(\.spec)
     }
 
     /// The app's pending requests with one of `identifiers`, which a batch add replaces; empty, without reading the
     /// store, when the app has no attachments in the data store.
-    func pendingRequests(replacedBy identifiers: Set<String>, appID: String) -> [RequestSpec] {
+    func pendingRequests(replacedBy identifiers: Set<String>, appID: String) async -> [RequestSpec] {
         guard hasStoredAttachments(appID: appID) else { return [] }
-        let pending = (try? store.pendingRequests(appID: appID)) ?? []
+        let pending = (try? await store.pendingRequests(appID: appID)) ?? []
         return pending.filter { identifiers.contains($0.identifier) }.map(\.spec)
     }
 
@@ -64,10 +64,10 @@ extension NotificationScheduler {
     }
 
     /// Every attachment path the app's pending requests, delivered notifications and queued responses name.
-    private func attachmentPaths(appID: String) throws -> Set<String> {
-        var specs = try store.pendingRequests(appID: appID).map(\.spec)
-        specs += try store.deliveredNotifications(appID: appID).map(\.request)
-        specs += try store.queuedResponses(appID: appID).map(\.response.notification.request)
+    private func attachmentPaths(appID: String) async throws -> Set<String> {
+        var specs = try await store.pendingRequests(appID: appID).map(\.spec)
+        specs += try await store.deliveredNotifications(appID: appID).map(\.request)
+        specs += try await store.queuedResponses(appID: appID).map(\.response.notification.request)
         return Set(specs.flatMap(\.content.attachments).map(\.url).filter(\.isFileURL).map(Self.normalized))
     }
 

@@ -12,9 +12,9 @@ extension NotificationScheduler {
     /// - Returns: How many were stored and which ones the pending cap discarded.
     /// - Throws: ``BatchAddError`` when a request is refused (nothing is stored), ``EngineError`` with
     ///   `storeFailure` when the store fails (nothing is stored either).
-    public func add(contentsOf requests: [BatchRequest]) throws -> BatchAddResult {
+    public func add(contentsOf requests: [BatchRequest]) async throws -> BatchAddResult {
         guard !requests.isEmpty else { return BatchAddResult(added: 0, discarded: []) }
-        try checkPlannedZone()
+        try await checkPlannedZone()
         let now = clock.now
         let calendar = clock.calendar
         var refusals: [BatchAddError.Refusal] = []
@@ -24,7 +24,7 @@ extension NotificationScheduler {
         for (index, request) in requests.enumerated() {
             do {
                 if denied[request.appID] == nil {
-                    denied[request.appID] = try appState(appID: request.appID).authorization == .denied
+                    denied[request.appID] = try await appState(appID: request.appID).authorization == .denied
                 }
                 if denied[request.appID] == true {
                     throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(request.appID)")
@@ -41,13 +41,13 @@ extension NotificationScheduler {
         var replaced: [String: [RequestSpec]] = [:]
         for app in apps {
             let identifiers = Set(requests.lazy.filter { $0.appID == app }.map(\.spec.identifier))
-            let specs = pendingRequests(replacedBy: identifiers, appID: app)
+            let specs = await pendingRequests(replacedBy: identifiers, appID: app)
             if !specs.isEmpty { replaced[app] = specs }
         }
-        let discarded = try storeCall { try store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
+        let discarded = try await storeCall { try await store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
         let discardedByApp = Dictionary(grouping: discarded, by: \.appID)
         for app in apps where replaced[app] != nil || discardedByApp[app] != nil {
-            discardAttachments(of: (replaced[app] ?? []) + (discardedByApp[app] ?? []).map(\.spec), appID: app)
+            await discardAttachments(of: (replaced[app] ?? []) + (discardedByApp[app] ?? []).map(\.spec), appID: app)
         }
         if !discarded.isEmpty {
             logger.warning(

@@ -75,7 +75,7 @@ extension NotificationScheduler {
         let now = clock.now
         let previous = locationMemory.fix(at: now)
         locationMemory.remember(fix, at: now)
-        let requests = try locationStoreCall { try store.locationRequests(appID: configuration.deliveryScope) }
+        let requests = try await locationStoreCall { try await store.locationRequests(appID: configuration.deliveryScope) }
         var updates: [RegionStateUpdate] = []
         var events: [LocationEvent] = []
         for item in requests {
@@ -100,7 +100,7 @@ extension NotificationScheduler {
                 updates.append(RegionStateUpdate(revision: item.request.revision, state: step.state, dueAt: dueAt))
             }
         }
-        try locationStoreCall { try store.updateRegionStates(updates) }
+        try await locationStoreCall { try await store.updateRegionStates(updates) }
         if events.contains(where: \.fires) {
             storeDidChange()
             if deliver { await deliverDue() }
@@ -116,9 +116,9 @@ extension NotificationScheduler {
         locationMemory = LocationMemory()
     }
 
-    private func locationStoreCall<T>(_ body: () throws -> T) throws -> T {
+    private func locationStoreCall<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as EngineError {
             throw error
         } catch {

@@ -33,14 +33,14 @@ public enum PushDeliveryOutcome: String, Sendable, Hashable, Codable {
 
 extension NotificationStore {
     /// The registration of an app for remote notifications in an environment, active or not.
-    public func pushRegistration(appID: String, environment: PushEnvironment = .development) throws -> PushRegistration? {
-        try decodedMetadata(PushRegistration.self, PushKeys.registration(appID, environment))
+    public func pushRegistration(appID: String, environment: PushEnvironment = .development) async throws -> PushRegistration? {
+        try await decodedMetadata(PushRegistration.self, PushKeys.registration(appID, environment))
     }
 
     /// The registration a device token was issued with, active or not.
-    public func pushRegistration(token: DeviceToken) throws -> PushRegistration? {
-        guard let appID = try metadata(PushKeys.tokenOwner(token)), !appID.isEmpty else { return nil }
-        return try decodedMetadata(PushRegistration.self, PushKeys.tokenRecord(token))
+    public func pushRegistration(token: DeviceToken) async throws -> PushRegistration? {
+        guard let appID = try await metadata(PushKeys.tokenOwner(token)), !appID.isEmpty else { return nil }
+        return try await decodedMetadata(PushRegistration.self, PushKeys.tokenRecord(token))
     }
 
     /// Registers an app for remote notifications: the active token it has, or a new random one.
@@ -56,19 +56,19 @@ extension NotificationStore {
     ///     unless it says otherwise. Each environment has its own token for the app.
     public func registerForRemoteNotifications(
         appID: String, at date: Date, bundleDirectory: String?, environment: PushEnvironment = .development
-    ) throws -> PushRegistration {
-        if var existing = try pushRegistration(appID: appID, environment: environment), existing.isActive {
+    ) async throws -> PushRegistration {
+        if var existing = try await pushRegistration(appID: appID, environment: environment), existing.isActive {
             if let bundleDirectory, existing.bundleDirectory != bundleDirectory {
                 existing.bundleDirectory = bundleDirectory
-                try save(existing)
+                try await save(existing)
             }
             return existing
         }
         var token = DeviceToken.random()
-        while try metadata(PushKeys.tokenOwner(token)).map({ !$0.isEmpty }) ?? false { token = DeviceToken.random() }
+        while try await metadata(PushKeys.tokenOwner(token)).map({ !$0.isEmpty }) ?? false { token = DeviceToken.random() }
         let registration = PushRegistration(
             appID: appID, token: token, registeredAt: date, bundleDirectory: bundleDirectory, environment: environment)
-        try save(registration)
+        try await save(registration)
         return registration
     }
 
@@ -77,11 +77,11 @@ extension NotificationStore {
     @discardableResult
     public func unregisterForRemoteNotifications(
         appID: String, at date: Date, environment: PushEnvironment = .development
-    ) throws -> PushRegistration? {
-        guard var registration = try pushRegistration(appID: appID, environment: environment) else { return nil }
+    ) async throws -> PushRegistration? {
+        guard var registration = try await pushRegistration(appID: appID, environment: environment) else { return nil }
         if registration.isActive {
             registration.unregisteredAt = date
-            try save(registration)
+            try await save(registration)
         }
         return registration
     }
@@ -89,9 +89,9 @@ extension NotificationStore {
     /// The app a push to `token` goes to.
     /// - Throws: ``APNsReason/badDeviceToken`` for a token this store never issued, ``APNsReason/unregistered``
     ///   with the unregistration time for one whose app unregistered; `InternalServerError` when the store fails.
-    public func pushDestination(for token: DeviceToken) throws(APNsReason) -> PushRegistration {
+    public func pushDestination(for token: DeviceToken) async throws(APNsReason) -> PushRegistration {
         let found: PushRegistration?
-        do { found = try pushRegistration(token: token) } catch {
+        do { found = try await pushRegistration(token: token) } catch {
             throw APNsReason.internalServerError.with(detail: "the notification store failed: \(error)")
         }
         guard let registration = found else {
@@ -105,35 +105,35 @@ extension NotificationStore {
     }
 
     /// The fault rules the APNs endpoint applies (`unotify apns fault`), in order; empty when none were set.
-    public func apnsFaultRules() throws -> [APNsFaultRule] {
-        try decodedMetadata([APNsFaultRule].self, PushKeys.faultRules) ?? []
+    public func apnsFaultRules() async throws -> [APNsFaultRule] {
+        try await decodedMetadata([APNsFaultRule].self, PushKeys.faultRules) ?? []
     }
 
     /// Replaces the APNs endpoint's fault rules; an empty list removes them.
-    public func setAPNsFaultRules(_ rules: [APNsFaultRule]) throws {
+    public func setAPNsFaultRules(_ rules: [APNsFaultRule]) async throws {
         let value = rules.isEmpty ? "" : String(decoding: try JSONEncoder().encode(rules), as: UTF8.self)
-        try setMetadata(PushKeys.faultRules, value)
+        try await setMetadata(PushKeys.faultRules, value)
     }
 
     /// The background pushes waiting for an app (at most the newest one).
-    public func queuedBackgroundPushes(appID: String) throws -> [RemoteNotification] {
-        try decodedMetadata([RemoteNotification].self, PushKeys.backgroundQueue(appID)) ?? []
+    public func queuedBackgroundPushes(appID: String) async throws -> [RemoteNotification] {
+        try await decodedMetadata([RemoteNotification].self, PushKeys.backgroundQueue(appID)) ?? []
     }
 
-    func setQueuedBackgroundPushes(_ pushes: [RemoteNotification], appID: String) throws {
+    func setQueuedBackgroundPushes(_ pushes: [RemoteNotification], appID: String) async throws {
         let value = pushes.isEmpty ? "" : String(decoding: try JSONEncoder().encode(pushes), as: UTF8.self)
-        try setMetadata(PushKeys.backgroundQueue(appID), value)
+        try await setMetadata(PushKeys.backgroundQueue(appID), value)
     }
 
-    private func save(_ registration: PushRegistration) throws {
+    private func save(_ registration: PushRegistration) async throws {
         let encoded = String(decoding: try JSONEncoder().encode(registration), as: UTF8.self)
-        try setMetadata(PushKeys.registration(registration.appID, registration.environment), encoded)
-        try setMetadata(PushKeys.tokenRecord(registration.token), encoded)
-        try setMetadata(PushKeys.tokenOwner(registration.token), registration.appID)
+        try await setMetadata(PushKeys.registration(registration.appID, registration.environment), encoded)
+        try await setMetadata(PushKeys.tokenRecord(registration.token), encoded)
+        try await setMetadata(PushKeys.tokenOwner(registration.token), registration.appID)
     }
 
-    private func decodedMetadata<T: Decodable>(_ type: T.Type, _ key: String) throws -> T? {
-        guard let stored = try metadata(key), !stored.isEmpty else { return nil }
+    private func decodedMetadata<T: Decodable>(_ type: T.Type, _ key: String) async throws -> T? {
+        guard let stored = try await metadata(key), !stored.isEmpty else { return nil }
         return try JSONDecoder().decode(T.self, from: Data(stored.utf8))
     }
 }
@@ -191,23 +191,23 @@ extension NotificationScheduler {
     /// print(token.hex)   // 64 hex digits
     /// ```
     /// - Throws: ``EngineError`` with `storeFailure`.
-    public func registerForRemoteNotifications(appID: String, bundleDirectory: String? = nil) throws -> PushRegistration {
+    public func registerForRemoteNotifications(appID: String, bundleDirectory: String? = nil) async throws -> PushRegistration {
         let now = clock.now
-        return try storeCall { try store.registerForRemoteNotifications(appID: appID, at: now, bundleDirectory: bundleDirectory) }
+        return try await storeCall { try await store.registerForRemoteNotifications(appID: appID, at: now, bundleDirectory: bundleDirectory) }
     }
 
     /// Unregisters the app; pushes to its token answer 410 `Unregistered` from now on.
     /// - Throws: ``EngineError`` with `storeFailure`.
     @discardableResult
-    public func unregisterForRemoteNotifications(appID: String) throws -> PushRegistration? {
+    public func unregisterForRemoteNotifications(appID: String) async throws -> PushRegistration? {
         let now = clock.now
-        return try storeCall { try store.unregisterForRemoteNotifications(appID: appID, at: now) }
+        return try await storeCall { try await store.unregisterForRemoteNotifications(appID: appID, at: now) }
     }
 
     /// The app's registration for remote notifications, active or not, if it ever registered.
     /// - Throws: ``EngineError`` with `storeFailure`.
-    public func pushRegistration(appID: String) throws -> PushRegistration? {
-        try storeCall { try store.pushRegistration(appID: appID) }
+    public func pushRegistration(appID: String) async throws -> PushRegistration? {
+        try await storeCall { try await store.pushRegistration(appID: appID) }
     }
 
     /// Delivers a push now.
@@ -241,20 +241,20 @@ extension NotificationScheduler {
         let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
         if push.isBackground {
             if let receiver, await receiver.didReceiveRemoteNotification(push) { return .handedToApp }
-            let queued = try storeCall { try store.queuedBackgroundPushes(appID: appID) }
+            let queued = try await storeCall { try await store.queuedBackgroundPushes(appID: appID) }
             let kept = Array((queued + [push]).suffix(Self.queuedBackgroundPushLimit))
-            try storeCall { try store.setQueuedBackgroundPushes(kept, appID: appID) }
+            try await storeCall { try await store.setQueuedBackgroundPushes(kept, appID: appID) }
             logger.debug("kept a background push until the app runs", metadata: ["app": "\(appID)"])
             if receiver == nil, let launcher { await launcher.launch(appID: appID) }
             return .queued
         }
         let now = clock.now
-        let state = try appState(appID: appID)
+        let state = try await appState(appID: appID)
         guard state.authorization != .denied else {
             let entry = HistoryEntry(
                 appID: appID, requestIdentifier: push.identifier, title: push.content.title, dueDate: now, actedAt: now,
                 presenter: "none", presentation: [], outcome: .unauthorized, detail: "remote notification")
-            try storeCall { try store.appendHistory(entry) }
+            try await storeCall { try await store.appendHistory(entry) }
             return .unauthorized
         }
         let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
@@ -278,14 +278,14 @@ extension NotificationScheduler {
     /// waited for it.
     public func attachRemoteReceiver(_ receiver: any RemoteNotificationReceiver, appID: String) async {
         RemoteReceiverRegistry.shared.set(receiver, self, appID: appID)
-        let queued = (try? store.queuedBackgroundPushes(appID: appID)) ?? []
+        let queued = (try? await store.queuedBackgroundPushes(appID: appID)) ?? []
         var left = queued
         for push in queued {
             guard await receiver.didReceiveRemoteNotification(push) else { break }
             left.removeFirst()
         }
         if left.count != queued.count {
-            do { try store.setQueuedBackgroundPushes(left, appID: appID) } catch {
+            do { try await store.setQueuedBackgroundPushes(left, appID: appID) } catch {
                 logger.error("could not forget handed-over background pushes: \(error)")
             }
         }

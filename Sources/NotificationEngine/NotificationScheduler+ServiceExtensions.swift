@@ -44,11 +44,11 @@ extension NotificationScheduler {
     /// not run it in its own process.
     /// - Throws: ``EngineError`` with `invalidArgument` for a command that does not start with an absolute path,
     ///   `storeFailure` when the store fails.
-    public func setServiceExtensionCommand(_ command: [String]?, appID: String) throws {
+    public func setServiceExtensionCommand(_ command: [String]?, appID: String) async throws {
         guard command.map({ !$0.isEmpty && $0[0].hasPrefix("/") }) ?? true else {
             throw EngineError(.invalidArgument, "a service extension command starts with an absolute executable path")
         }
-        try storeCall { try store.setServiceExtensionCommand(command, appID: appID) }
+        try await storeCall { try await store.setServiceExtensionCommand(command, appID: appID) }
     }
 
     /// Waits until every service extension run in progress has ended and its notification was made due (tests,
@@ -73,7 +73,7 @@ extension NotificationScheduler {
         waiting.nextFireDate = startedAt.addingTimeInterval(
             configuration.serviceExtensionTimeBudget + configuration.serviceExtensionGrace
                 + Self.serviceExtensionRecoveryMargin)
-        _ = try storeCall { try store.insertPending(waiting, cap: nil, at: startedAt) }
+        _ = try await storeCall { try await store.insertPending(waiting, cap: nil, at: startedAt) }
         storeDidChange()
         logger.debug(
             "handed a push to the app's service extension",
@@ -155,12 +155,12 @@ extension NotificationScheduler {
     /// push with the same identifier replaced it meanwhile or it was already shown.
     private func makeDue(_ waiting: PendingRequest, content: NotificationPayload?, deliver: Bool) async {
         let now = clock.now
-        let current = (try? store.pendingRequests(appID: waiting.appID))?.first { $0.identifier == waiting.identifier }
+        let current = (try? await store.pendingRequests(appID: waiting.appID))?.first { $0.identifier == waiting.identifier }
         guard let current, current.spec == waiting.spec, current.addedAt == waiting.addedAt else {
             if let content {
                 var unused = waiting.spec
                 unused.content = content
-                discardAttachments(of: [unused], appID: waiting.appID)
+                await discardAttachments(of: [unused], appID: waiting.appID)
             }
             return
         }
@@ -171,7 +171,7 @@ extension NotificationScheduler {
             due.spec.content = content
         }
         due.nextFireDate = now
-        do { _ = try store.insertPending(due, cap: nil, at: now) } catch {
+        do { _ = try await store.insertPending(due, cap: nil, at: now) } catch {
             logger.error(
                 "could not store a service extension's content; the original shows after the deadline: \(error)",
                 metadata: ["app": "\(waiting.appID)", "request": "\(waiting.identifier)"])

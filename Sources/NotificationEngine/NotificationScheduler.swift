@@ -52,6 +52,8 @@ public actor NotificationScheduler {
     private var held: [HeldRequest] = []
     /// The wake generation at which `held` was last checked against the store.
     private var heldCheckedAt: UInt64 = 0
+    /// Counts the changes to apps' state and categories, so that a read for `held` made across one is not kept.
+    private var preparedEpoch: UInt64 = 0
     /// How long the loop waits before asking a store that failed again.
     static let storeRetryDelay: TimeInterval = 10
 
@@ -92,20 +94,20 @@ public actor NotificationScheduler {
     /// Adds that arrive together (from several clients of the daemon) share one store transaction and one `fsync`;
     /// each returns once its own request is durable.
     public func add(_ spec: RequestSpec, appID: String) async throws {
-        let state = try appState(appID: appID)
+        let state = try await appState(appID: appID)
         guard state.authorization != .denied else {
             throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
         }
+        try await checkPlannedZone()
         let now = clock.now
         let fireDate = try Self.checkedFirstFireDate(of: spec, at: now, calendar: clock.calendar)
-        try checkPlannedZone()
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
-        let replaced = pendingRequests(replacedBy: spec.identifier, appID: appID)
+        let replaced = await pendingRequests(replacedBy: spec.identifier, appID: appID)
         let discardedByCap: [PendingRequest]
         do { discardedByCap = try await commits.insert(request, cap: configuration.pendingCap) } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
-        discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)
+        await discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)
         for discarded in discardedByCap {
             logger.warning(
                 "discarded pending request: more than the pending cap",
@@ -132,45 +134,47 @@ public actor NotificationScheduler {
 
     /// The app's pending requests. A push waiting for its service extension is not one: as on iOS, the app
     /// sees pushes only once they are delivered.
-    public func pendingRequests(appID: String) throws -> [PendingRequest] {
-        try storeCall { try store.pendingRequests(appID: appID) }.filter { $0.spec.trigger != .push }
+    public func pendingRequests(appID: String) async throws -> [PendingRequest] {
+        try await storeCall { try await store.pendingRequests(appID: appID) }.filter { $0.spec.trigger != .push }
     }
 
     /// Removes pending requests, stopping every future fire of repeating ones; `nil` removes all of the app's.
-    public func removePending(appID: String, identifiers: [String]?) throws {
-        let removed = try storeCall { try store.removePending(appID: appID, identifiers: identifiers) }
-        discardAttachments(of: removed.map(\.spec), appID: appID)
+    public func removePending(appID: String, identifiers: [String]?) async throws {
+        let removed = try await storeCall { try await store.removePending(appID: appID, identifiers: identifiers) }
+        await discardAttachments(of: removed.map(\.spec), appID: appID)
         wake.signal()
     }
 
     // MARK: - Delivered notifications
 
-    public func deliveredNotifications(appID: String) throws -> [DeliveredNotification] {
-        try storeCall { try store.deliveredNotifications(appID: appID) }
+    public func deliveredNotifications(appID: String) async throws -> [DeliveredNotification] {
+        try await storeCall { try await store.deliveredNotifications(appID: appID) }
     }
 
     /// Removes delivered notifications from the list and from the screen; `nil` removes all of the app's.
     public func removeDelivered(appID: String, identifiers: [String]?) async throws {
-        let removed = try storeCall { try store.removeDelivered(appID: appID, identifiers: identifiers, outcome: .removed) }
-        discardAttachments(of: removed.map(\.request), appID: appID)
+        let removed = try await storeCall {
+            try await store.removeDelivered(appID: appID, identifiers: identifiers, outcome: .removed)
+        }
+        await discardAttachments(of: removed.map(\.request), appID: appID)
         if !removed.isEmpty { await presenter.withdraw(appID: appID, identifiers: removed.map(\.identifier)) }
     }
 
     // MARK: - Categories, authorization, badge
 
     /// Replaces the app's categories as a whole.
-    public func setCategories(_ categories: [CategorySpec], appID: String) throws {
-        try storeCall { try store.setCategories(categories, appID: appID) }
+    public func setCategories(_ categories: [CategorySpec], appID: String) async throws {
+        try await storeCall { try await store.setCategories(categories, appID: appID) }
         forgetPrepared(appID: appID)
     }
 
-    public func categories(appID: String) throws -> [CategorySpec] {
-        try storeCall { try store.categories(appID: appID) }
+    public func categories(appID: String) async throws -> [CategorySpec] {
+        try await storeCall { try await store.categories(appID: appID) }
     }
 
     /// The app's state, or a fresh `notDetermined` one for an app the store has never seen.
-    public func appState(appID: String) throws -> AppState {
-        try storeCall { try store.appState(appID: appID) } ?? AppState(appID: appID)
+    public func appState(appID: String) async throws -> AppState {
+        try await storeCall { try await store.appState(appID: appID) } ?? AppState(appID: appID)
     }
 
     /// Answers an authorization request according to the ``AuthorizationPolicy``.
@@ -178,12 +182,12 @@ public actor NotificationScheduler {
     /// The first request decides, as on Apple platforms where the prompt appears once; later requests return
     /// that decision. A request for `.provisional` is granted provisionally without asking.
     /// - Returns: Whether the app may notify.
-    public func requestAuthorization(appID: String, options: AuthorizationSet) throws -> Bool {
-        var state = try appState(appID: appID)
+    public func requestAuthorization(appID: String, options: AuthorizationSet) async throws -> Bool {
+        var state = try await appState(appID: appID)
         guard state.authorization == .notDetermined || state.authorization == .provisional else {
             return state.authorization.allowsDelivery
         }
-        let policy = try storeCall { try store.policy() }.authorizationPolicy ?? configuration.authorizationPolicy
+        let policy = try await storeCall { try await store.policy() }.authorizationPolicy ?? configuration.authorizationPolicy
         switch policy {
         case .grantRequested:
             let provisionalOnly = options.contains(.provisional) && state.authorization == .notDetermined
@@ -193,17 +197,17 @@ public actor NotificationScheduler {
             state.authorization = .denied
             state.grantedOptions = []
         }
-        try storeCall { try store.saveAppState(state) }
+        try await storeCall { try await store.saveAppState(state) }
         forgetPrepared(appID: appID)
         return state.authorization.allowsDelivery
     }
 
     /// Sets an app's authorization directly, as a person does in the system's settings.
-    public func setAuthorization(appID: String, status: AuthorizationStatus, options: AuthorizationSet) throws {
-        var state = try appState(appID: appID)
+    public func setAuthorization(appID: String, status: AuthorizationStatus, options: AuthorizationSet) async throws {
+        var state = try await appState(appID: appID)
         state.authorization = status
         state.grantedOptions = status == .denied || status == .notDetermined ? [] : options
-        try storeCall { try store.saveAppState(state) }
+        try await storeCall { try await store.saveAppState(state) }
         forgetPrepared(appID: appID)
     }
 
@@ -211,19 +215,19 @@ public actor NotificationScheduler {
     /// - Throws: ``EngineError`` with `badgeInputInvalid` for a negative count.
     public func setBadge(appID: String, count: Int) async throws {
         guard count >= 0 else { throw EngineError(.badgeInputInvalid, "badge count must not be negative (got \(count))") }
-        var state = try appState(appID: appID)
+        var state = try await appState(appID: appID)
         state.badge = count
-        try storeCall { try store.saveAppState(state) }
+        try await storeCall { try await store.saveAppState(state) }
         await presenter.badgeDidChange(appID: appID, count: count)
     }
 
-    public func allApps() throws -> [AppState] {
-        try storeCall { try store.allAppStates() }
+    public func allApps() async throws -> [AppState] {
+        try await storeCall { try await store.allAppStates() }
     }
 
     /// The delivery history, newest first.
-    public func history(appID: String?, limit: Int = 100) throws -> [HistoryEntry] {
-        try storeCall { try store.history(appID: appID, limit: limit) }
+    public func history(appID: String?, limit: Int = 100) async throws -> [HistoryEntry] {
+        try await storeCall { try await store.history(appID: appID, limit: limit) }
     }
 
     // MARK: - Foreground apps and responses
@@ -232,11 +236,11 @@ public actor NotificationScheduler {
     /// directly. Responses queued while it was not running are handed over now.
     public func attach(_ app: any ForegroundApp, appID: String) async {
         foregroundApps[appID] = app
-        let queued = (try? store.queuedResponses(appID: appID)) ?? []
+        let queued = (try? await store.queuedResponses(appID: appID)) ?? []
         for item in queued {
             guard await app.didReceive(item.response) else { break }
-            do { try store.removeQueuedResponse(id: item.id) } catch { logger.error("could not forget a handed-over response: \(error)") }
-            discardAttachments(of: [item.response.notification.request], appID: appID)
+            do { try await store.removeQueuedResponse(id: item.id) } catch { logger.error("could not forget a handed-over response: \(error)") }
+            await discardAttachments(of: [item.response.notification.request], appID: appID)
         }
     }
 
@@ -269,12 +273,12 @@ public actor NotificationScheduler {
     public func respond(
         appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String? = nil
     ) async throws -> Bool {
-        let delivered = try storeCall { try store.deliveredNotifications(appID: appID) }
+        let delivered = try await storeCall { try await store.deliveredNotifications(appID: appID) }
         guard let notification = delivered.first(where: { $0.identifier == notificationIdentifier }) else {
             throw EngineError(.unknownNotification, "\(appID) has no delivered notification '\(notificationIdentifier)'")
         }
         let categoryID = notification.request.content.categoryIdentifier
-        let category = try storeCall { try store.categories(appID: appID) }.first { $0.identifier == categoryID }
+        let category = try await storeCall { try await store.categories(appID: appID) }.first { $0.identifier == categoryID }
         var text = userText
         let outcome: HistoryEntry.Outcome
         let routed: Bool
@@ -301,14 +305,14 @@ public actor NotificationScheduler {
         }
         let response = ResponseSpec(
             notification: notification, actionIdentifier: actionIdentifier, userText: text, date: clock.now)
-        try storeCall { try store.recordResponse(response, outcome: outcome, enqueue: routed) }
-        discardAttachments(of: [notification.request], appID: appID)
+        try await storeCall { try await store.recordResponse(response, outcome: outcome, enqueue: routed) }
+        await discardAttachments(of: [notification.request], appID: appID)
         await presenter.withdraw(appID: appID, identifiers: [notificationIdentifier])
         if routed, let foreground = foregroundApps[appID] {
             // Queued first and forgotten once taken, so a crash in between hands it over again: at least once.
             await attach(foreground, appID: appID)
         }
-        if routed, let launcher, !((try? store.queuedResponses(appID: appID)) ?? []).isEmpty {
+        if routed, let launcher, !((try? await store.queuedResponses(appID: appID)) ?? []).isEmpty {
             await launcher.launch(appID: appID)
         }
         return routed
@@ -330,13 +334,13 @@ public actor NotificationScheduler {
     /// This is one pass of the loop ``run()`` repeats; tests call it after advancing a manual clock.
     @discardableResult
     public func deliverDue() async -> Int {
-        do { try checkPlannedZone() } catch { logger.error("could not re-plan after a zone change: \(error)") }
+        do { try await checkPlannedZone() } catch { logger.error("could not re-plan after a zone change: \(error)") }
         var shown = await presentHeld()
         while true {
             let now = clock.now
             let claimed: [PendingRequest]
             do {
-                claimed = try store.claimDue(
+                claimed = try await store.claimDue(
                     at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease), limit: Self.claimBatch,
                     appID: configuration.deliveryScope)
             } catch {
@@ -346,7 +350,7 @@ public actor NotificationScheduler {
             }
             claimFailedAt = nil
             guard !claimed.isEmpty else {
-                advanceFloatingPlans(at: now)
+                await advanceFloatingPlans(at: now)
                 return shown
             }
             shown += await fire(claimed, recordEach: true).shown
@@ -359,7 +363,7 @@ public actor NotificationScheduler {
     public func run() async {
         logger.debug("engine running")
         do {
-            let released = try store.releaseAbandonedClaims()
+            let released = try await store.releaseAbandonedClaims()
             if released > 0 { logger.info("took back deliveries a stopped engine had claimed", metadata: ["count": "\(released)"]) }
         } catch {
             logger.error("could not release abandoned claims: \(error)")
@@ -368,10 +372,10 @@ public actor NotificationScheduler {
             let seen = wake.generation
             await deliverDue()
             var horizon = clock.now.addingTimeInterval(configuration.claimAhead)
-            var claimed = claimAhead(dueBy: horizon)
+            var claimed = await claimAhead(dueBy: horizon)
             var next: Date?
             while true {
-                do { next = try store.nextWakeDate(appID: configuration.deliveryScope) } catch {
+                do { next = try await store.nextWakeDate(appID: configuration.deliveryScope) } catch {
                     logger.error("could not read the next fire date: \(error)")
                     next = clock.now.addingTimeInterval(Self.storeRetryDelay)
                     break
@@ -381,7 +385,7 @@ public actor NotificationScheduler {
                     planned <= horizon.addingTimeInterval(Self.quietBeforeDue)
                 else { break }
                 horizon = planned.addingTimeInterval(Self.quietBeforeDue)
-                claimed = claimAhead(dueBy: horizon)
+                claimed = await claimAhead(dueBy: horizon)
             }
             // A store that refused the claim (read-only, full): try again later, not in a tight loop.
             if let failed = claimFailedAt, let planned = next, planned < failed + Self.storeRetryDelay {
@@ -403,7 +407,7 @@ public actor NotificationScheduler {
             await waitForWork(until: next, seen: seen)
             plannedWake = nil
         }
-        releaseHeld()
+        await releaseHeld()
     }
 
     /// Wakes the loop so it re-reads the store, for changes made by another process.
@@ -412,8 +416,8 @@ public actor NotificationScheduler {
     }
 
     /// Re-plans floating calendar triggers after the system zone changed, and wakes the loop.
-    public func timeZoneDidChange() throws {
-        try checkPlannedZone()
+    public func timeZoneDidChange() async throws {
+        try await checkPlannedZone()
         wake.signal()
     }
 
@@ -448,12 +452,14 @@ public actor NotificationScheduler {
     /// Claims what falls due by `horizon` (the lease runs ``EngineConfiguration/claimLease`` past it) and reads
     /// what presenting it needs.
     /// - Returns: How many requests were claimed.
-    private func claimAhead(dueBy horizon: Date) -> Int {
+    private func claimAhead(dueBy horizon: Date) async -> Int {
         guard configuration.claimAhead > 0, held.count < Self.claimBatch else { return 0 }
         let now = clock.now
+        // Taken before the claim: a change signalled from here on may postdate what the claim read.
+        let generation = wake.generation
         let claimed: [PendingRequest]
         do {
-            claimed = try store.claimDue(
+            claimed = try await store.claimDue(
                 at: now, dueBy: horizon, leaseUntil: horizon.addingTimeInterval(configuration.claimLease),
                 limit: Self.claimBatch - held.count, appID: configuration.deliveryScope)
         } catch {
@@ -461,62 +467,71 @@ public actor NotificationScheduler {
             return 0
         }
         guard !claimed.isEmpty else { return 0 }
-        if held.isEmpty { heldCheckedAt = wake.generation }
-        held += claimed.map { HeldRequest(request: $0, prepared: prepare($0.appID)) }
+        if held.isEmpty { heldCheckedAt = generation }
+        held += await prepared(claimed)
         held.sort { ($0.request.nextFireDate ?? now) < ($1.request.nextFireDate ?? now) }
         return claimed.count
     }
 
-    /// Reads the app's state and categories, or `nil` when the store does not answer (``fire(_:)`` asks again).
-    private func prepare(_ appID: String) -> PreparedFire? {
-        if let prepared = held.first(where: { $0.request.appID == appID })?.prepared { return prepared }
-        guard let state = try? appState(appID: appID), let categories = try? store.categories(appID: appID) else {
-            return nil
+    /// The requests with their apps' state and categories, read once per app; `nil` for an app whose reads failed or
+    /// whose state changed while they ran (``fire(_:)`` reads it again then).
+    private func prepared(_ requests: [PendingRequest]) async -> [HeldRequest] {
+        var byApp: [String: PreparedFire?] = [:]
+        for appID in Set(requests.map(\.appID)) {
+            let epoch = preparedEpoch
+            guard let state = try? await appState(appID: appID),
+                let categories = try? await store.categories(appID: appID)
+            else {
+                byApp[appID] = .some(nil)
+                continue
+            }
+            byApp[appID] = epoch == preparedEpoch ? PreparedFire(state: state, categories: categories) : nil
         }
-        return PreparedFire(state: state, categories: categories)
+        return requests.map { HeldRequest(request: $0, prepared: byApp[$0.appID] ?? nil) }
     }
 
     /// Checks the held requests against the store after a change was signalled: a request removed or replaced is
     /// dropped, one whose fire date moved is released (the loop claims it again when it falls due), and the rest is
     /// read again for presenting.
-    private func recheckHeld() {
+    private func recheckHeld() async {
         let generation = wake.generation
         guard !held.isEmpty, generation != heldCheckedAt else { return }
         let dates: [Int64: Date]
         do {
-            dates = try store.claimedFireDates(revisions: held.map(\.request.revision))
+            dates = try await store.claimedFireDates(revisions: held.map(\.request.revision))
         } catch {
             // Not checked, not presented: released if possible, else delivered again after the lease.
             logger.error("could not check requests claimed ahead: \(error)")
-            releaseHeld()
+            await releaseHeld()
             return
         }
         let moved = held.filter { entry in
             dates[entry.request.revision].map { $0 != entry.request.nextFireDate } ?? false
         }
         if !moved.isEmpty {
-            do { try store.releaseClaims(revisions: moved.map(\.request.revision)) } catch {
+            do { try await store.releaseClaims(revisions: moved.map(\.request.revision)) } catch {
                 logger.error("could not release claims: \(error)")
             }
         }
         let kept = held.filter { dates[$0.request.revision] == $0.request.nextFireDate }
-        held = []
-        for entry in kept { held.append(HeldRequest(request: entry.request, prepared: prepare(entry.request.appID))) }
+        held = await prepared(kept.map(\.request))
         heldCheckedAt = generation
     }
 
     /// Makes the held requests of an app read its state and categories again when presented (they changed).
     private func forgetPrepared(appID: String) {
+        preparedEpoch &+= 1
         for index in held.indices where held[index].request.appID == appID { held[index].prepared = nil }
     }
 
     /// Releases every held claim, so another engine (or this one, started again) delivers the requests on time.
-    private func releaseHeld() {
+    private func releaseHeld() async {
         guard !held.isEmpty else { return }
-        do { try store.releaseClaims(revisions: held.map(\.request.revision)) } catch {
+        let revisions = held.map(\.request.revision)
+        held = []
+        do { try await store.releaseClaims(revisions: revisions) } catch {
             logger.error("could not release claims; they are delivered again after their lease: \(error)")
         }
-        held = []
     }
 
     /// Presents the held requests that are due, then records them. Requests falling due within a few milliseconds of
@@ -526,7 +541,7 @@ public actor NotificationScheduler {
         var shown = 0
         var completions: [Completion] = []
         while !held.isEmpty {
-            recheckHeld()
+            await recheckHeld()
             let now = clock.now
             let due = held.prefix { ($0.request.nextFireDate ?? now) <= now }
             if due.isEmpty {
@@ -610,7 +625,7 @@ public actor NotificationScheduler {
     /// Records fires in the store, each followed by its badge.
     private func finish(_ completions: [Completion]) async {
         for completion in completions {
-            complete(
+            await complete(
                 completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
                 badge: completion.badge)
             if let badge = completion.badge {
@@ -639,8 +654,14 @@ public actor NotificationScheduler {
             return Completion(request: request, next: next(), delivered: nil, history: history, badge: nil)
         }
 
-        let state = prepared?.state ?? (try? appState(appID: request.appID)) ?? AppState(appID: request.appID)
-        let categories = prepared?.categories ?? (try? store.categories(appID: request.appID))
+        let state: AppState
+        if let known = prepared?.state {
+            state = known
+        } else {
+            state = (try? await appState(appID: request.appID)) ?? AppState(appID: request.appID)
+        }
+        var categories = prepared?.categories
+        if categories == nil { categories = try? await store.categories(appID: request.appID) }
         let category = categories?.first { $0.identifier == spec.content.categoryIdentifier }
         var notification = DeliveredNotification(
             appID: request.appID, request: spec, date: now, dueDate: due, presentation: [])
@@ -688,11 +709,12 @@ public actor NotificationScheduler {
 
     private func complete(
         _ request: PendingRequest, next: Date?, delivered: DeliveredNotification?, history: HistoryEntry, badge: Int?
-    ) {
+    ) async {
         do {
-            let replaced = delivered.map { listedRequests(replacedBy: $0.identifier, appID: request.appID) } ?? []
-            try store.completeFire(request, nextFireDate: next, delivered: delivered, history: history, badge: badge)
-            discardAttachments(of: replaced + (next == nil ? [request.spec] : []), appID: request.appID)
+            var replaced: [RequestSpec] = []
+            if let delivered { replaced = await listedRequests(replacedBy: delivered.identifier, appID: request.appID) }
+            try await store.completeFire(request, nextFireDate: next, delivered: delivered, history: history, badge: badge)
+            await discardAttachments(of: replaced + (next == nil ? [request.spec] : []), appID: request.appID)
         } catch {
             // The claim expires after the lease and the request is delivered again: at least once, never lost.
             logger.error("could not record a delivery: \(error)", metadata: ["request": "\(request.identifier)"])
@@ -725,42 +747,47 @@ public actor NotificationScheduler {
     // MARK: - Time zones
 
     /// Re-plans floating calendar triggers when the zone differs from the one the store's plan was made in.
-    func checkPlannedZone() throws {
+    ///
+    /// Two callers that find the zone changed at the same moment (the loop and an add) may both re-plan: the second
+    /// finds every plan already moved and moves them to the same instants.
+    func checkPlannedZone() async throws {
         let zone = clock.timeZone.identifier
         if plannedTimeZone == nil {
-            plannedTimeZone = try storeCall { try store.metadata(Self.planZoneKey) }
-            if plannedTimeZone == nil {
-                try storeCall { try store.setMetadata(Self.planZoneKey, zone) }
-                plannedTimeZone = zone
+            let stored = try await storeCall { try await store.metadata(Self.planZoneKey) }
+            if let stored {
+                plannedTimeZone = plannedTimeZone ?? stored
+            } else {
+                try await storeCall { try await store.setMetadata(Self.planZoneKey, zone) }
+                plannedTimeZone = plannedTimeZone ?? zone
             }
         }
-        guard plannedTimeZone != zone else { return }
-        let count = try replanFloating()
-        try storeCall { try store.setMetadata(Self.planZoneKey, zone) }
-        logger.info("re-planned floating calendar triggers", metadata: ["from": "\(plannedTimeZone ?? "")", "to": "\(zone)", "count": "\(count)"])
+        guard let planned = plannedTimeZone, planned != zone else { return }
+        let count = try await replanFloating()
+        try await storeCall { try await store.setMetadata(Self.planZoneKey, zone) }
+        logger.info("re-planned floating calendar triggers", metadata: ["from": "\(planned)", "to": "\(zone)", "count": "\(count)"])
         plannedTimeZone = zone
     }
 
     /// Moves every floating plan that is not yet due to its first match after now in the new zone. Requests with
     /// identical components share one plan per app, and the store asks for one date per distinct component set,
     /// whatever the number of requests and apps.
-    private func replanFloating() throws -> Int {
+    private func replanFloating() async throws -> Int {
         let now = clock.now
         let calendar = clock.calendar
-        return try storeCall {
-            try store.replanFloatingPlans(dueAfter: now) { Self.next($0, after: now, calendar: calendar) }
+        return try await storeCall {
+            try await store.replanFloatingPlans(dueAfter: now) { Self.next($0, after: now, calendar: calendar) }
         }
     }
 
     /// Moves the plans whose requests have all fired to their next match.
-    private func advanceFloatingPlans(at now: Date) {
+    private func advanceFloatingPlans(at now: Date) async {
         do {
             let calendar = clock.calendar
-            let updates = try store.exhaustedFloatingPlans(at: now, appID: configuration.deliveryScope).map { plan in
+            let updates = try await store.exhaustedFloatingPlans(at: now, appID: configuration.deliveryScope).map { plan in
                 FloatingPlanUpdate(
                     key: plan.key, nextFireDate: Self.next(plan.trigger, after: max(plan.nextFireDate ?? now, now), calendar: calendar))
             }
-            if !updates.isEmpty { try store.updateFloatingPlans(updates) }
+            if !updates.isEmpty { try await store.updateFloatingPlans(updates) }
         } catch {
             logger.error("could not move floating plans on: \(error)")
         }
@@ -771,9 +798,9 @@ public actor NotificationScheduler {
         return TriggerPlanner.nextCalendarDate(after: date, matching: components, policy: matching, calendar: calendar)
     }
 
-    func storeCall<T>(_ body: () throws -> T) throws -> T {
+    func storeCall<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let error as EngineError {
             throw error
         } catch {

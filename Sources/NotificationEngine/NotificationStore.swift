@@ -7,6 +7,10 @@ import NotificationModel
 ///
 /// The engine owns this protocol; `NotificationStoreSQLite` implements it with GRDB. Every method is one
 /// transaction, so a crash between two calls loses nothing that a call had acknowledged.
+///
+/// Every method is `async`: an implementation does its work on its own executor (GRDB's database queues, a
+/// network connection), never on the caller's, so a long transaction (an import, a re-plan) stalls no actor that
+/// awaits it, and the same protocol fits a store across a network.
 public protocol NotificationStore: Sendable {
     // MARK: Pending requests
 
@@ -19,7 +23,7 @@ public protocol NotificationStore: Sendable {
     ///     in the same transaction, so every process adding to the store applies the same one.
     ///   - date: When the request was accepted, recorded in the history of discarded requests.
     /// - Returns: The stored request, and the requests discarded by the cap (possibly the new one).
-    func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) throws -> PendingInsertion
+    func insertPending(_ request: PendingRequest, cap: Int?, at date: Date) async throws -> PendingInsertion
 
     /// Adds many requests in one transaction: each replaces the pending request of its app with its identifier (one
     /// earlier in the batch too), then the pending cap is applied once to each app of the batch. Nothing of the
@@ -30,39 +34,39 @@ public protocol NotificationStore: Sendable {
     ///   - cap: As for ``insertPending(_:cap:at:)``; the store's own cap takes precedence.
     ///   - date: When the batch was accepted, recorded in the history of discarded requests.
     /// - Returns: The requests discarded by the cap (possibly some of the batch's).
-    func insertPending(batch requests: [PendingRequest], cap: Int?, at date: Date) throws -> [PendingRequest]
+    func insertPending(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws -> [PendingRequest]
 
     /// The app's pending requests, oldest first.
-    func pendingRequests(appID: String) throws -> [PendingRequest]
+    func pendingRequests(appID: String) async throws -> [PendingRequest]
 
     // MARK: Policy
 
     /// The settings every process on this store applies (see ``StorePolicy``).
-    func policy() throws -> StorePolicy
+    func policy() async throws -> StorePolicy
 
     /// Replaces the store's settings, atomically for every process that uses the store.
-    func setPolicy(_ policy: StorePolicy) throws
+    func setPolicy(_ policy: StorePolicy) async throws
 
     /// Removes pending requests; `identifiers == nil` removes all of the app's.
     /// - Returns: The removed requests.
-    func removePending(appID: String, identifiers: [String]?) throws -> [PendingRequest]
+    func removePending(appID: String, identifiers: [String]?) async throws -> [PendingRequest]
 
     /// The earliest instant at which something may be due: an unclaimed fire date or an expiring claim.
     /// - Parameter appID: Only this app's requests; `nil` for every app.
-    func nextWakeDate(appID: String?) throws -> Date?
+    func nextWakeDate(appID: String?) async throws -> Date?
 
     /// Claims up to `limit` requests due at `date` for delivery until `leaseUntil`, so that another engine on
     /// the same store does not deliver them too; a claim that is never completed expires and the request is
     /// delivered again.
     /// - Parameter appID: Only this app's requests; `nil` for every app.
-    func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest]
+    func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) async throws -> [PendingRequest]
 
     /// Claims, like ``claimDue(at:leaseUntil:limit:appID:)``, up to `limit` requests: unclaimed ones due at or before
     /// `horizon`, which may be later than `date` (the engine claims a little ahead of the due instant), and claims
     /// whose lease ended at or before `date`, soonest first.
     ///
     /// ```swift
-    /// let soon = try store.claimDue(at: now, dueBy: now + 0.25, leaseUntil: now + 60.25, limit: 256, appID: nil)
+    /// let soon = try await store.claimDue(at: now, dueBy: now + 0.25, leaseUntil: now + 60.25, limit: 256, appID: nil)
     /// ```
     ///
     /// - Parameters:
@@ -72,21 +76,21 @@ public protocol NotificationStore: Sendable {
     ///   - limit: The most requests claimed.
     ///   - appID: Only this app's requests; `nil` for every app.
     /// - Returns: The claimed requests, each with the fire date it is due at.
-    func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) throws
+    func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) async throws
         -> [PendingRequest]
 
     /// The fire dates of the requests with these revisions that this process still holds a claim on; a request
     /// removed or replaced meanwhile (a new revision), or claimed by another process, is missing.
-    func claimedFireDates(revisions: [Int64]) throws -> [Int64: Date]
+    func claimedFireDates(revisions: [Int64]) async throws -> [Int64: Date]
 
     /// Ends this process's claims on the requests with these revisions without firing them: they are due again at
     /// their fire date. Revisions that no longer exist, or that another process claimed, are left alone.
-    func releaseClaims(revisions: [Int64]) throws
+    func releaseClaims(revisions: [Int64]) async throws
 
     /// Releases the claims of processes that no longer exist (an engine killed while delivering), so their
     /// requests are delivered now rather than when the lease expires.
     /// - Returns: How many claims were released.
-    func releaseAbandonedClaims() throws -> Int
+    func releaseAbandonedClaims() async throws -> Int
 
     /// Finishes a claimed fire in one transaction: reschedules the request (or removes it when `nextFireDate` is
     /// `nil`) unless it was replaced meanwhile, lists `delivered`, sets the badge and appends `history`. A repeating
@@ -97,18 +101,18 @@ public protocol NotificationStore: Sendable {
     func completeFire(
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
         badge: Int?
-    ) throws -> Int64
+    ) async throws -> Int64
 
     /// The plans of floating calendar triggers (one per app, components and matching policy: every request
     /// following a plan fires at its instant) whose instant is after `date`.
-    func floatingPlans(dueAfter date: Date) throws -> [FloatingPlan]
+    func floatingPlans(dueAfter date: Date) async throws -> [FloatingPlan]
 
     /// Due plans every request of which has fired for the plan's instant: they move to their next instant.
-    func exhaustedFloatingPlans(at date: Date, appID: String?) throws -> [FloatingPlan]
+    func exhaustedFloatingPlans(at date: Date, appID: String?) async throws -> [FloatingPlan]
 
     /// Moves plans to new instants (after a zone change, or after they fired); `nil` means the components never
     /// match again, and the plan ends with the requests that follow it.
-    func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws
+    func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) async throws
 
     /// Moves every plan whose instant is after `date` to the instant `nextFireDate` gives for its trigger, in one
     /// transaction: what a zone change asks of floating calendar triggers.
@@ -119,7 +123,7 @@ public protocol NotificationStore: Sendable {
     /// ``updateFloatingPlans(_:)``.
     ///
     /// ```swift
-    /// let moved = try store.replanFloatingPlans(dueAfter: now) { trigger in
+    /// let moved = try await store.replanFloatingPlans(dueAfter: now) { trigger in
     ///     guard case .calendar(let components, _, let matching) = trigger else { return nil }
     ///     return TriggerPlanner.nextCalendarDate(
     ///         after: now, matching: components, policy: matching, calendar: calendar)
@@ -131,93 +135,95 @@ public protocol NotificationStore: Sendable {
     ///   - nextFireDate: The new instant for a trigger.
     /// - Returns: How many plans moved or ended.
     /// - Throws: What the store or `nextFireDate` throws; then nothing has changed.
-    func replanFloatingPlans(dueAfter date: Date, nextFireDate: (TriggerSpec) throws -> Date?) throws -> Int
+    func replanFloatingPlans(
+        dueAfter date: Date, nextFireDate: @escaping @Sendable (TriggerSpec) throws -> Date?
+    ) async throws -> Int
 
     // MARK: Location triggers
 
     /// The pending requests with a location trigger, with the region state stored for each, oldest first.
     /// - Parameter appID: Only this app's requests; `nil` for every app.
-    func locationRequests(appID: String?) throws -> [LocationRequestState]
+    func locationRequests(appID: String?) async throws -> [LocationRequestState]
 
     /// Saves the region states of location requests and makes the ones whose crossing notifies due at their
     /// `dueAt`, in one transaction, so that ``claimDue(at:leaseUntil:limit:appID:)`` and ``completeFire(_:nextFireDate:delivered:history:badge:)``
     /// deliver them like any other request. An update for a revision that no longer exists (the request was
     /// replaced or removed meanwhile) is ignored.
-    func updateRegionStates(_ updates: [RegionStateUpdate]) throws
+    func updateRegionStates(_ updates: [RegionStateUpdate]) async throws
 
     // MARK: Delivered notifications
 
-    func deliveredNotifications(appID: String) throws -> [DeliveredNotification]
+    func deliveredNotifications(appID: String) async throws -> [DeliveredNotification]
 
     /// Removes delivered notifications; `identifiers == nil` removes all of the app's. Their history entries
     /// take `outcome` unless they already have a response.
     /// - Returns: The removed notifications.
-    func removeDelivered(appID: String, identifiers: [String]?, outcome: HistoryEntry.Outcome) throws
+    func removeDelivered(appID: String, identifiers: [String]?, outcome: HistoryEntry.Outcome) async throws
         -> [DeliveredNotification]
 
     // MARK: Responses
 
     /// Records a response: removes the notification from the delivered list, sets its history outcome, and
     /// when `enqueue` is true keeps the response until the app next attaches.
-    func recordResponse(_ response: ResponseSpec, outcome: HistoryEntry.Outcome, enqueue: Bool) throws
+    func recordResponse(_ response: ResponseSpec, outcome: HistoryEntry.Outcome, enqueue: Bool) async throws
 
     /// The responses queued for an app, oldest first.
-    func queuedResponses(appID: String) throws -> [QueuedResponse]
+    func queuedResponses(appID: String) async throws -> [QueuedResponse]
 
     /// Forgets a queued response once the app has received it.
-    func removeQueuedResponse(id: Int64) throws
+    func removeQueuedResponse(id: Int64) async throws
 
     // MARK: Categories and apps
 
     /// Replaces the app's categories as a whole.
-    func setCategories(_ categories: [CategorySpec], appID: String) throws
-    func categories(appID: String) throws -> [CategorySpec]
+    func setCategories(_ categories: [CategorySpec], appID: String) async throws
+    func categories(appID: String) async throws -> [CategorySpec]
 
-    func appState(appID: String) throws -> AppState?
-    func saveAppState(_ state: AppState) throws
-    func allAppStates() throws -> [AppState]
+    func appState(appID: String) async throws -> AppState?
+    func saveAppState(_ state: AppState) async throws
+    func allAppStates() async throws -> [AppState]
 
     // MARK: History and metadata
 
     /// History entries, newest first; `appID == nil` for all apps.
-    func history(appID: String?, limit: Int) throws -> [HistoryEntry]
-    func appendHistory(_ entry: HistoryEntry) throws
+    func history(appID: String?, limit: Int) async throws -> [HistoryEntry]
+    func appendHistory(_ entry: HistoryEntry) async throws
 
-    func metadata(_ key: String) throws -> String?
-    func setMetadata(_ key: String, _ value: String) throws
+    func metadata(_ key: String) async throws -> String?
+    func setMetadata(_ key: String, _ value: String) async throws
 
     /// Appends entries to the APNs endpoint's request log, then keeps only its newest `keep` entries.
-    func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) throws
+    func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) async throws
 
     /// The request log's entries after `afterID`, oldest first, at most `limit` (the newest ones).
-    func apnsLog(afterID: Int64, limit: Int) throws -> [APNsLogEntry]
+    func apnsLog(afterID: Int64, limit: Int) async throws -> [APNsLogEntry]
 
     /// How many pending requests the store holds, over all apps.
-    func pendingCount() throws -> Int
+    func pendingCount() async throws -> Int
 
     /// How many pending requests each app has.
-    func pendingCounts() throws -> [String: Int]
+    func pendingCounts() async throws -> [String: Int]
 }
 
 extension NotificationStore {
     /// The command that starts an app to hand it a response, as registered with ``setLaunchCommand(_:appID:)``.
-    public func launchCommand(appID: String) throws -> [String]? {
-        guard let stored = try metadata("launch.\(appID)"), !stored.isEmpty else { return nil }
+    public func launchCommand(appID: String) async throws -> [String]? {
+        guard let stored = try await metadata("launch.\(appID)"), !stored.isEmpty else { return nil }
         return try? JSONDecoder().decode([String].self, from: Data(stored.utf8))
     }
 
     /// Registers (or, with `nil`, removes) the command that starts an app to hand it a response.
-    public func setLaunchCommand(_ command: [String]?, appID: String) throws {
+    public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
-        try setMetadata("launch.\(appID)", value)
+        try await setMetadata("launch.\(appID)", value)
     }
 
     /// The earliest instant at which any app's request may be due.
-    public func nextWakeDate() throws -> Date? { try nextWakeDate(appID: nil) }
+    public func nextWakeDate() async throws -> Date? { try await nextWakeDate(appID: nil) }
 
     /// Claims due requests of every app.
-    public func claimDue(at date: Date, leaseUntil: Date, limit: Int) throws -> [PendingRequest] {
-        try claimDue(at: date, leaseUntil: leaseUntil, limit: limit, appID: nil)
+    public func claimDue(at date: Date, leaseUntil: Date, limit: Int) async throws -> [PendingRequest] {
+        try await claimDue(at: date, leaseUntil: leaseUntil, limit: limit, appID: nil)
     }
 }
 

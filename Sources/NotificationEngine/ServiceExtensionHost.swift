@@ -34,15 +34,15 @@ public protocol ServiceExtensionRun: Sendable {
 
 extension NotificationStore {
     /// The command of the app's service extension executable (absolute path first), if it declared one.
-    public func serviceExtensionCommand(appID: String) throws -> [String]? {
-        guard let stored = try metadata(ServiceExtensionKeys.command(appID)), !stored.isEmpty else { return nil }
+    public func serviceExtensionCommand(appID: String) async throws -> [String]? {
+        guard let stored = try await metadata(ServiceExtensionKeys.command(appID)), !stored.isEmpty else { return nil }
         return try JSONDecoder().decode([String].self, from: Data(stored.utf8))
     }
 
     /// Declares (or with `nil` removes) the app's service extension executable.
-    public func setServiceExtensionCommand(_ command: [String]?, appID: String) throws {
+    public func setServiceExtensionCommand(_ command: [String]?, appID: String) async throws {
         let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
-        try setMetadata(ServiceExtensionKeys.command(appID), value)
+        try await setMetadata(ServiceExtensionKeys.command(appID), value)
     }
 }
 

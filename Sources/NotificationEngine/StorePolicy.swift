@@ -9,7 +9,7 @@ import NotificationModel
 /// and an add in one process never removes requests another accepted under another setting.
 ///
 /// ```swift
-/// try store.setPolicy(StorePolicy(pendingCap: .unlimited))   // `unotify config set pending-cap off`
+/// try await store.setPolicy(StorePolicy(pendingCap: .unlimited))   // `unotify config set pending-cap off`
 /// ```
 public struct StorePolicy: Sendable, Hashable {
     /// How many dated pending requests an app keeps.

@@ -65,7 +65,7 @@ public struct PushGateway: Sendable {
     /// - Throws: ``APNsReason`` for token problems; ``EngineError`` when the store fails.
     @discardableResult
     public func deliver(_ push: ValidatedPush) async throws -> PushDeliveryOutcome {
-        let registration = try scheduler.store.pushDestination(for: push.token)
+        let registration = try await scheduler.store.pushDestination(for: push.token)
         guard registration.environment == environment else {
             throw APNsReason.badDeviceToken.with(
                 detail: "a \(registration.environment.rawValue) token sent to the \(environment.rawValue) endpoint")

@@ -152,7 +152,7 @@ public actor APNsEndpoint {
                 { await answerer.waitUntilDrained() }, orElse: { try? await clock.sleep(until: deadline) })
         }.value
         for channel in connections.all { try? await channel.close() }
-        configuration.requestLog?.stop()
+        await configuration.requestLog?.stop()
         logger.info("APNs endpoint stopped")
     }
 

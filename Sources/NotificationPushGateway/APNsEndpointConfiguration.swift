@@ -53,7 +53,7 @@ public struct APNsEndpointConfiguration: Sendable {
     public var requestLog: APNsRequestLog?
     /// The fault rules in force, asked for each request (``APNsFaultRule``; `unotify apns fault`). None by default;
     /// the daemon reads its store's.
-    public var faultRules: @Sendable () -> [APNsFaultRule] = { [] }
+    public var faultRules: @Sendable () async -> [APNsFaultRule] = { [] }
     /// Requests answered at the same time across all connections; more answer 503 `ServiceUnavailable`.
     public var maximumConcurrentRequests = 1_000
     /// Requests to one device token within one second; more answer 429 `TooManyRequests`. `nil`: no limit.

@@ -7,12 +7,12 @@ import Synchronization
 /// at most, one transaction each) to a bounded ring, so that logging costs a push almost nothing.
 ///
 /// ```swift
-/// configuration.requestLog = APNsRequestLog(keep: 1_000) { entries, keep in try store.appendAPNsLog(entries, keep: keep) }
+/// configuration.requestLog = APNsRequestLog(keep: 1_000) { entries, keep in try await store.appendAPNsLog(entries, keep: keep) }
 /// ```
 public final class APNsRequestLog: Sendable {
     /// How many entries the ring keeps.
     public let keep: Int
-    private let write: @Sendable ([APNsLogEntry], Int) throws -> Void
+    private let write: @Sendable ([APNsLogEntry], Int) async throws -> Void
     private let pending = Mutex<[APNsLogEntry]>([])
     private let flusher = Mutex<Task<Void, Never>?>(nil)
     private let logger: Logger
@@ -23,7 +23,7 @@ public final class APNsRequestLog: Sendable {
     ///   - write: Stores entries and trims the ring to `keep` (``NotificationStore/appendAPNsLog(_:keep:)``).
     public init(
         keep: Int, logger: Logger = Logger(label: "OpenUserNotifications.apns"),
-        write: @escaping @Sendable ([APNsLogEntry], Int) throws -> Void
+        write: @escaping @Sendable ([APNsLogEntry], Int) async throws -> Void
     ) {
         self.keep = keep
         self.logger = logger
@@ -36,13 +36,13 @@ public final class APNsRequestLog: Sendable {
     }
 
     /// Writes what was recorded; the endpoint calls it every 100 ms while it runs and when it stops.
-    public func flush() {
+    public func flush() async {
         let entries = pending.withLock { pending in
             defer { pending = [] }
             return pending
         }
         guard !entries.isEmpty else { return }
-        do { try write(entries, keep) } catch {
+        do { try await write(entries, keep) } catch {
             logger.error("could not write the APNs request log", metadata: ["entries": "\(entries.count)", "error": "\(error)"])
         }
     }
@@ -54,18 +54,18 @@ public final class APNsRequestLog: Sendable {
             task = Task.detached { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .milliseconds(100))
-                    self?.flush()
+                    await self?.flush()
                 }
             }
         }
     }
 
     /// Stops the periodic writes and writes what is left.
-    func stop() {
+    func stop() async {
         flusher.withLock { task in
             task?.cancel()
             task = nil
         }
-        flush()
+        await flush()
     }
 }

@@ -154,7 +154,7 @@ final class RequestAnswerer: Sendable {
                 reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id)
         }
         let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
-        if let rule = faults.rule(path: request.path, topic: topic) {
+        if let rule = await faults.rule(path: request.path, topic: topic) {
             if rule.delay > 0 { try? await clock.sleep(until: clock.now.addingTimeInterval(rule.delay)) }
             if let reason = rule.answer {
                 return APNsResponse(reason: reason.with(detail: "fault rule \(rule.id)"), apnsID: id)

@@ -70,19 +70,19 @@ public final class SQLiteNotificationStore: NotificationStore {
         writer = queue
     }
 
-    public func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) throws {
+    public func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) async throws {
         guard !entries.isEmpty else { return }
         let encoder = JSON.makeEncoder()
         let encoded = try entries.map { try encoder.encode($0) }
-        try writer.write { db in
+        try await write { db in
             let insert = try db.cachedStatement(sql: "INSERT INTO apnsLog (entry) VALUES (?)")
             for entry in encoded { try insert.execute(arguments: [entry]) }
             try db.execute(sql: "DELETE FROM apnsLog WHERE id <= (SELECT MAX(id) FROM apnsLog) - ?", arguments: [max(keep, 0)])
         }
     }
 
-    public func apnsLog(afterID: Int64, limit: Int) throws -> [APNsLogEntry] {
-        try writer.read { db in
+    public func apnsLog(afterID: Int64, limit: Int) async throws -> [APNsLogEntry] {
+        try await read { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT id, entry FROM apnsLog WHERE id > ? ORDER BY id DESC LIMIT ?",
                 arguments: [afterID, max(limit, 0)])
@@ -111,6 +111,30 @@ public final class SQLiteNotificationStore: NotificationStore {
             defer { seen = version }
             return seen != version
         }
+    }
+
+    /// Runs `updates` in a write transaction on GRDB's writer queue and returns its result, without blocking the
+    /// caller's thread. Unlike GRDB's own `async` methods it ignores the caller's cancellation: a transaction the
+    /// engine started (recording a fire, releasing claims while stopping) is always committed or rolled back as a
+    /// whole, never interrupted because the task that awaited it was cancelled.
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writer.asyncWrite({ db in try updates(db) }, completion: { _, result in continuation.resume(with: result) })
+        }
+    }
+
+    /// Runs `value` in a read transaction off the caller's thread, like ``write(_:)``.
+    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writer.asyncRead { result in continuation.resume(with: result.flatMap { db in Result { try value(db) } }) }
+        }
+    }
+
+    /// Closes the store's connections now, once the accesses in progress have ended; the store must not be used
+    /// afterwards. A store that is simply released closes them too, but later, on one of GRDB's queues: call this when
+    /// something else must find the file closed (the power-cut fixture reboots its simulated disk right after).
+    public func close() throws {
+        if let pool = writer as? DatabasePool { try pool.close() } else if let queue = writer as? DatabaseQueue { try queue.close() }
     }
 
     /// Whether `error`, thrown while opening or reading a store, says the file is damaged: not a database at all
@@ -156,8 +180,8 @@ public final class SQLiteNotificationStore: NotificationStore {
     //
     // Kept in `metadata` as `policy.pendingCap` ("off" or a number) and `policy.authorization` (a raw value).
 
-    public func policy() throws -> StorePolicy {
-        try writer.read { db in try Self.policy(db) }
+    public func policy() async throws -> StorePolicy {
+        try await read { db in try Self.policy(db) }
     }
 
     private static func policy(_ db: Database) throws -> StorePolicy {
@@ -170,8 +194,8 @@ public final class SQLiteNotificationStore: NotificationStore {
             authorizationPolicy: values["policy.authorization"].flatMap(AuthorizationPolicy.init(rawValue:)))
     }
 
-    public func setPolicy(_ policy: StorePolicy) throws {
-        try writer.write { db in
+    public func setPolicy(_ policy: StorePolicy) async throws {
+        try await write { db in
             for (key, value) in [
                 ("policy.pendingCap", policy.pendingCap?.description),
                 ("policy.authorization", policy.authorizationPolicy?.rawValue),
@@ -185,8 +209,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func insertPending(_ request: PendingRequest, cap fallbackCap: Int?, at date: Date) throws -> PendingInsertion {
-        try writer.write { db in
+    public func insertPending(_ request: PendingRequest, cap fallbackCap: Int?, at date: Date) async throws -> PendingInsertion {
+        try await write { db in
             // The store's own cap wins over the caller's: read here, in the transaction that applies it.
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             try db.execute(
@@ -205,13 +229,13 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func insertPending(batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date) throws
+    public func insertPending(batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date) async throws
         -> [PendingRequest]
     {
         guard !requests.isEmpty else { return [] }
         // Encoded before the transaction, so the write lock is held for the SQL alone, and on every core.
         let (records, plans) = try Self.encoded(requests)
-        return try writer.write { db in
+        return try await write { db in
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
             // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
@@ -313,8 +337,8 @@ public final class SQLiteNotificationStore: NotificationStore {
                 """)
     }
 
-    public func pendingRequests(appID: String) throws -> [PendingRequest] {
-        try writer.read { db in
+    public func pendingRequests(appID: String) async throws -> [PendingRequest] {
+        try await read { db in
             try PendingRecord.fetchAll(
                 db, sql: "SELECT \(Self.pendingColumns) FROM \(Self.pendingJoin) WHERE p.app = ? ORDER BY p.id",
                 arguments: [appID]
@@ -322,8 +346,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func removePending(appID: String, identifiers: [String]?) throws -> [PendingRequest] {
-        try writer.write { db in
+    public func removePending(appID: String, identifiers: [String]?) async throws -> [PendingRequest] {
+        try await write { db in
             let records: [PendingRecord]
             if let identifiers {
                 records = try PendingRecord.filter(Column("app") == appID && identifiers.contains(Column("identifier")))
@@ -337,8 +361,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func nextWakeDate(appID: String?) throws -> Date? {
-        try writer.read { db in
+    public func nextWakeDate(appID: String?) async throws -> Date? {
+        try await read { db in
             let scope = appID == nil ? "" : " AND app = ?"
             let arguments: StatementArguments = appID.map { [$0] } ?? []
             let fire = try Double.fetchOne(
@@ -358,14 +382,14 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) throws -> [PendingRequest] {
-        try claimDue(at: date, dueBy: date, leaseUntil: leaseUntil, limit: limit, appID: appID)
+    public func claimDue(at date: Date, leaseUntil: Date, limit: Int, appID: String?) async throws -> [PendingRequest] {
+        try await claimDue(at: date, dueBy: date, leaseUntil: leaseUntil, limit: limit, appID: appID)
     }
 
-    public func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) throws
+    public func claimDue(at date: Date, dueBy horizon: Date, leaseUntil: Date, limit: Int, appID: String?) async throws
         -> [PendingRequest]
     {
-        try writer.write { db in
+        try await write { db in
             let now = date.timeIntervalSince1970
             let dueBy = max(horizon, date).timeIntervalSince1970
             let scope = appID == nil ? "" : " AND p.app = ?"
@@ -401,9 +425,9 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func claimedFireDates(revisions: [Int64]) throws -> [Int64: Date] {
+    public func claimedFireDates(revisions: [Int64]) async throws -> [Int64: Date] {
         guard !revisions.isEmpty else { return [:] }
-        return try writer.read { db in
+        return try await read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -420,9 +444,9 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func releaseClaims(revisions: [Int64]) throws {
+    public func releaseClaims(revisions: [Int64]) async throws {
         guard !revisions.isEmpty else { return }
-        try writer.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     UPDATE pending SET claimUntil = NULL, claimOwner = NULL
@@ -436,8 +460,8 @@ public final class SQLiteNotificationStore: NotificationStore {
     public func completeFire(
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
         badge: Int?
-    ) throws -> Int64 {
-        try writer.write { db in
+    ) async throws -> Int64 {
+        try await write { db in
             switch (nextFireDate, request.isFloating) {
             case (nil, _) where Self.isRepeatingLocation(request):
                 // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
@@ -484,8 +508,8 @@ public final class SQLiteNotificationStore: NotificationStore {
     // A location request's row has `regionState` set ('unknown' until a fix decides) and no `nextFire` while it
     // waits for a crossing; a crossing that notifies sets `nextFire`, and the claim/complete path delivers it.
 
-    public func locationRequests(appID: String?) throws -> [LocationRequestState] {
-        try writer.read { db in
+    public func locationRequests(appID: String?) async throws -> [LocationRequestState] {
+        try await read { db in
             let scope = appID == nil ? "" : " AND app = ?"
             return try PendingRecord.fetchAll(
                 db, sql: "SELECT * FROM pending WHERE regionState IS NOT NULL\(scope) ORDER BY id",
@@ -500,9 +524,9 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func updateRegionStates(_ updates: [RegionStateUpdate]) throws {
+    public func updateRegionStates(_ updates: [RegionStateUpdate]) async throws {
         guard !updates.isEmpty else { return }
-        try writer.write { db in
+        try await write { db in
             for update in updates {
                 try db.execute(
                     sql: """
@@ -520,8 +544,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         return false
     }
 
-    public func releaseAbandonedClaims() throws -> Int {
-        try writer.write { db in
+    public func releaseAbandonedClaims() async throws -> Int {
+        try await write { db in
             let owners = try Int32.fetchAll(
                 db, sql: "SELECT DISTINCT claimOwner FROM pending WHERE claimUntil IS NOT NULL AND claimOwner IS NOT NULL")
             var released = 0
@@ -541,8 +565,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         kill(processID, 0) == 0 || errno != ESRCH
     }
 
-    public func floatingPlans(dueAfter date: Date) throws -> [FloatingPlan] {
-        try writer.read { db in
+    public func floatingPlans(dueAfter date: Date) async throws -> [FloatingPlan] {
+        try await read { db in
             try Row.fetchAll(
                 db, sql: "SELECT key, app, trigger, nextFire FROM floatingPlan WHERE nextFire > ?",
                 arguments: [date.timeIntervalSince1970]
@@ -550,8 +574,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func exhaustedFloatingPlans(at date: Date, appID: String?) throws -> [FloatingPlan] {
-        try writer.read { db in
+    public func exhaustedFloatingPlans(at date: Date, appID: String?) async throws -> [FloatingPlan] {
+        try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -566,8 +590,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) throws {
-        try writer.write { db in
+    public func updateFloatingPlans(_ updates: [FloatingPlanUpdate]) async throws {
+        try await write { db in
             let move = try db.cachedStatement(sql: "UPDATE floatingPlan SET nextFire = ? WHERE key = ?")
             for update in updates {
                 if let next = update.nextFireDate {
@@ -582,8 +606,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func replanFloatingPlans(dueAfter date: Date, nextFireDate: (TriggerSpec) throws -> Date?) throws -> Int {
-        try writer.write { db in
+    public func replanFloatingPlans(
+        dueAfter date: Date, nextFireDate: @escaping @Sendable (TriggerSpec) throws -> Date?
+    ) async throws -> Int {
+        try await write { db in
             let after = date.timeIntervalSince1970
             // Plans of different apps with the same components share a trigger: one date, one statement for all.
             let triggers = try Data.fetchAll(
@@ -618,12 +644,12 @@ public final class SQLiteNotificationStore: NotificationStore {
             nextFireDate: (row["nextFire"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
-    public func pendingCount() throws -> Int {
-        try writer.read { db in try PendingRecord.fetchCount(db) }
+    public func pendingCount() async throws -> Int {
+        try await read { db in try PendingRecord.fetchCount(db) }
     }
 
-    public func pendingCounts() throws -> [String: Int] {
-        try writer.read { db in
+    public func pendingCounts() async throws -> [String: Int] {
+        try await read { db in
             Dictionary(
                 uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT app, COUNT(*) AS n FROM pending GROUP BY app")
                     .map { ($0["app"] as String, $0["n"] as Int) })
@@ -632,17 +658,17 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     // MARK: - Delivered notifications
 
-    public func deliveredNotifications(appID: String) throws -> [DeliveredNotification] {
-        try writer.read { db in
+    public func deliveredNotifications(appID: String) async throws -> [DeliveredNotification] {
+        try await read { db in
             try DeliveredRecord.fetchAll(db, sql: "SELECT * FROM delivered WHERE app = ? ORDER BY date", arguments: [appID])
                 .readableNotifications()
         }
     }
 
-    public func removeDelivered(appID: String, identifiers: [String]?, outcome: HistoryEntry.Outcome) throws
+    public func removeDelivered(appID: String, identifiers: [String]?, outcome: HistoryEntry.Outcome) async throws
         -> [DeliveredNotification]
     {
-        try writer.write { db in
+        try await write { db in
             var request = DeliveredRecord.filter(Column("app") == appID)
             if let identifiers { request = request.filter(identifiers.contains(Column("identifier"))) }
             let records = try request.fetchAll(db)
@@ -658,8 +684,8 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     // MARK: - Responses
 
-    public func recordResponse(_ response: ResponseSpec, outcome: HistoryEntry.Outcome, enqueue: Bool) throws {
-        try writer.write { db in
+    public func recordResponse(_ response: ResponseSpec, outcome: HistoryEntry.Outcome, enqueue: Bool) async throws {
+        try await write { db in
             let notification = response.notification
             try db.execute(
                 sql: "DELETE FROM delivered WHERE app = ? AND identifier = ?",
@@ -676,70 +702,70 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    public func queuedResponses(appID: String) throws -> [QueuedResponse] {
-        try writer.read { db in
+    public func queuedResponses(appID: String) async throws -> [QueuedResponse] {
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT id, payload FROM response WHERE app = ? ORDER BY id", arguments: [appID])
                 .map { QueuedResponse(id: $0["id"], response: try JSON.decode(ResponseSpec.self, from: $0["payload"])) }
         }
     }
 
-    public func removeQueuedResponse(id: Int64) throws {
-        try writer.write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
+    public func removeQueuedResponse(id: Int64) async throws {
+        try await write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
     }
 
     // MARK: - Categories and apps
 
-    public func setCategories(_ categories: [CategorySpec], appID: String) throws {
-        try writer.write { db in
+    public func setCategories(_ categories: [CategorySpec], appID: String) async throws {
+        try await write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO category (app, payload) VALUES (?, ?)",
                 arguments: [appID, try JSON.encode(categories)])
         }
     }
 
-    public func categories(appID: String) throws -> [CategorySpec] {
-        try writer.read { db in
+    public func categories(appID: String) async throws -> [CategorySpec] {
+        try await read { db in
             guard let payload = try Data.fetchOne(db, sql: "SELECT payload FROM category WHERE app = ?", arguments: [appID])
             else { return [] }
             return try JSON.decode([CategorySpec].self, from: payload)
         }
     }
 
-    public func appState(appID: String) throws -> AppState? {
-        try writer.read { db in try AppRecord.fetchOne(db, key: appID)?.state }
+    public func appState(appID: String) async throws -> AppState? {
+        try await read { db in try AppRecord.fetchOne(db, key: appID)?.state }
     }
 
-    public func saveAppState(_ state: AppState) throws {
-        try writer.write { db in try AppRecord(state).save(db) }
+    public func saveAppState(_ state: AppState) async throws {
+        try await write { db in try AppRecord(state).save(db) }
     }
 
-    public func allAppStates() throws -> [AppState] {
-        try writer.read { db in try AppRecord.order(Column("id")).fetchAll(db).map(\.state) }
+    public func allAppStates() async throws -> [AppState] {
+        try await read { db in try AppRecord.order(Column("id")).fetchAll(db).map(\.state) }
     }
 
     // MARK: - History and metadata
 
-    public func history(appID: String?, limit: Int) throws -> [HistoryEntry] {
-        try writer.read { db in
+    public func history(appID: String?, limit: Int) async throws -> [HistoryEntry] {
+        try await read { db in
             var request = HistoryRecord.order(Column("id").desc).limit(limit)
             if let appID { request = request.filter(Column("app") == appID) }
             return try request.fetchAll(db).map { $0.entry() }
         }
     }
 
-    public func appendHistory(_ entry: HistoryEntry) throws {
-        try writer.write { db in
+    public func appendHistory(_ entry: HistoryEntry) async throws {
+        try await write { db in
             var record = try HistoryRecord(entry)
             try record.insert(db)
         }
     }
 
-    public func metadata(_ key: String) throws -> String? {
-        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = ?", arguments: [key]) }
+    public func metadata(_ key: String) async throws -> String? {
+        try await read { db in try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = ?", arguments: [key]) }
     }
 
-    public func setMetadata(_ key: String, _ value: String) throws {
-        try writer.write { db in
+    public func setMetadata(_ key: String, _ value: String) async throws {
+        try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO metadata (key, value) VALUES (?, ?)", arguments: [key, value])
         }
     }

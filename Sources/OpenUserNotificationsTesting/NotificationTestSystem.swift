@@ -147,7 +147,7 @@ public final class NotificationTestSystem: Sendable {
     public func advance(by interval: TimeInterval) async -> Int {
         let target = clock.now.addingTimeInterval(interval)
         var shown = 0
-        while let next = try? scheduler.store.nextWakeDate(), next <= target, next > clock.now {
+        while let next = try? await scheduler.store.nextWakeDate(), next <= target, next > clock.now {
             clock.set(to: next)
             shown += await scheduler.deliverDue()
         }

@@ -118,7 +118,7 @@ enum AddRestartBench {
             }
         }
         let appStateRead = try await perCall {
-            for _ in 0..<calls { _ = try store.appState(appID: Workload.marginalAppID) }
+            for _ in 0..<calls { _ = try await store.appState(appID: Workload.marginalAppID) }
         }
         let insertPending = try await perCall {
             for index in 0..<calls {
@@ -127,7 +127,7 @@ enum AddRestartBench {
                 let spec = Workload.spec(identifier: Workload.identifier(index, prefix: "prbi"), index: index, interval: interval)
                 let request = PendingRequest(
                     appID: Workload.marginalAppID, spec: spec, addedAt: now, nextFireDate: now.addingTimeInterval(interval))
-                _ = try store.insertPending(request, cap: nil, at: now)
+                _ = try await store.insertPending(request, cap: nil, at: now)
             }
         }
         let jsonEncode = try await perCall {
@@ -181,7 +181,7 @@ enum AddRestartBench {
         let start = ContinuousClock.now
         let store = try SQLiteNotificationStore(path: path)
         let scheduler = NotificationScheduler.bench(store: store)
-        let next = try store.nextWakeDate()
+        let next = try await store.nextWakeDate()
         _ = await scheduler.deliverDue()
         return ((ContinuousClock.now - start).seconds, next)
     }
@@ -321,11 +321,11 @@ enum AddRestartBench {
             for _ in 0..<options.restartRepeats {
                 let now = Date()
                 var start = ContinuousClock.now
-                let claimed = try store.claimDue(at: now, leaseUntil: now.addingTimeInterval(60), limit: 256)
+                let claimed = try await store.claimDue(at: now, leaseUntil: now.addingTimeInterval(60), limit: 256)
                 loopCalls.claimDue.append((ContinuousClock.now - start).seconds)
                 precondition(claimed.isEmpty, "nothing should be due in the bench store")
                 start = ContinuousClock.now
-                _ = try store.nextWakeDate()
+                _ = try await store.nextWakeDate()
                 loopCalls.nextWakeDate.append((ContinuousClock.now - start).seconds)
                 let probes = try rawLoopProbes(pool: pool, now: now)
                 loopCalls.rawClaimProbe.append(probes.claim)

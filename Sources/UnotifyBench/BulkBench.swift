@@ -45,7 +45,7 @@ enum BulkBench {
                     appID: Workload.appID, spec: Workload.spec(identifier: Workload.identifier(index), index: index, interval: interval),
                     addedAt: Date(), nextFireDate: Date().addingTimeInterval(interval))
             }
-            _ = try store.insertPending(batch: requests, cap: nil, at: Date())
+            _ = try await store.insertPending(batch: requests, cap: nil, at: Date())
             filled += count
         }
         let fillSeconds = (ContinuousClock.now - fillStart).seconds

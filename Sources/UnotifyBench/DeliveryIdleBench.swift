@@ -56,7 +56,7 @@ enum DeliveryIdleBench {
         let presenter = LatenessPresenter()
         let scheduler = NotificationScheduler.bench(store: store, presenter: presenter)
         try await scheduler.authorizeForBench(Workload.dueAppID)
-        let pendingAtStart = try store.pendingCount()
+        let pendingAtStart = try await store.pendingCount()
 
         let runTask = Task { await scheduler.run() }
         try await Task.sleep(for: .seconds(1))
@@ -97,8 +97,8 @@ enum DeliveryIdleBench {
     static func idle(path: String, options: BenchOptions) async throws -> IdleResult {
         let store = try SQLiteNotificationStore(path: path)
         let scheduler = NotificationScheduler.bench(store: store)
-        let pending = try store.pendingCount()
-        let nextWake = try store.nextWakeDate()
+        let pending = try await store.pendingCount()
+        let nextWake = try await store.nextWakeDate()
         let seconds = options.idleSeconds
 
         func idlePeriod() async throws -> SwitchDelta {

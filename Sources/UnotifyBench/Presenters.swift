@@ -41,7 +41,7 @@ extension NotificationScheduler {
             configuration: EngineConfiguration(pendingCap: nil))
     }
 
-    func authorizeForBench(_ appID: String) throws {
-        try setAuthorization(appID: appID, status: .authorized, options: [.alert, .sound, .badge])
+    func authorizeForBench(_ appID: String) async throws {
+        try await setAuthorization(appID: appID, status: .authorized, options: [.alert, .sound, .badge])
     }
 }

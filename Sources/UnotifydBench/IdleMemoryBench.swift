@@ -33,7 +33,7 @@ func figureIdleWakeups(_ options: Options, folder: TemporaryFolder, binary: Stri
 {
     let storePath = folder.file("idle-full/store.sqlite")
     let now = Date()
-    let fill = try filler.fill(into: [storePath], rows: options.idleRows, label: "3: filling") {
+    let fill = try await filler.fill(into: [storePath], rows: options.idleRows, label: "3: filling") {
         idleRequest($0, now: now)
     }
     progress("3: \(fill.summary)")

@@ -133,7 +133,7 @@ func measureReplan(
     // Check the result on one app's requests: every fire date is the next match in the new zone, and moved.
     var targetCalendar = Calendar(identifier: .gregorian)
     targetCalendar.timeZone = target
-    let sample = try store.pendingRequests(appID: workload.app(0))
+    let sample = try await store.pendingRequests(appID: workload.app(0))
     var correct = 0
     var moved = 0
     for request in sample {
@@ -149,24 +149,23 @@ func measureReplan(
     progress("\(label): replaying replanFloatingPlans, then the per-plan path (fetch, compute, update)")
     var backCalendar = Calendar(identifier: .gregorian)
     backCalendar.timeZone = zone
-    var replayCompute = 0.0
-    var distinctTriggers = 0
+    let replayCounts = Mutex((triggers: 0, compute: 0.0))
     let replanNow = Date()
-    let (_, replay) = try timed {
-        try store.replanFloatingPlans(dueAfter: replanNow) { trigger in
-            distinctTriggers += 1
+    let (_, replay) = try await timedAsync {
+        try await store.replanFloatingPlans(dueAfter: replanNow) { [backCalendar] trigger in
             let (next, seconds) = timed { () -> Date? in
                 guard case .calendar(let components, _, let matching) = trigger else { return nil }
                 return TriggerPlanner.nextCalendarDate(
                     after: replanNow, matching: components, policy: matching, calendar: backCalendar)
             }
-            replayCompute += seconds
+            replayCounts.withLock { $0 = (triggers: $0.triggers + 1, compute: $0.compute + seconds) }
             return next
         }
     }
+    let (distinctTriggers, replayCompute) = replayCounts.withLock { ($0.triggers, $0.compute) }
     // The per-plan path (as before issue 11, but with a cached UPDATE statement), to the new zone again.
     let replayNow = Date()
-    let (plans, fetch) = try timed { try store.floatingPlans(dueAfter: replayNow) }
+    let (plans, fetch) = try await timedAsync { try await store.floatingPlans(dueAfter: replayNow) }
     let (updates, compute) = timed {
         plans.map { plan -> FloatingPlanUpdate in
             var next: Date?
@@ -177,7 +176,7 @@ func measureReplan(
             return FloatingPlanUpdate(key: plan.key, nextFireDate: next)
         }
     }
-    let (_, update) = try timed { try store.updateFloatingPlans(updates) }
+    let (_, update) = try await timedAsync { try await store.updateFloatingPlans(updates) }
 
     // Baseline: Foundation's Calendar.nextDate for as many dates as requests, same components, zone and policy.
     progress("\(label): baseline: Calendar.nextDate × \(Format.count(rows))")

@@ -56,7 +56,7 @@ enum UnotifydBench {
             var memoryFill: StoreFiller.Report?
             var replanFill: StoreFiller.Report?
             if options.only.isSuperset(of: [4, 5]), options.memoryRows == options.replanRows {
-                let report = try filler.fill(
+                let report = try await filler.fill(
                     into: [memoryPath, replanPath], rows: options.memoryRows, label: "4+5: filling"
                 ) {
                     workload.request($0)
@@ -65,12 +65,12 @@ enum UnotifydBench {
                 (memoryFill, replanFill) = (report, report)
             } else {
                 if options.only.contains(4) {
-                    memoryFill = try filler.fill(into: [memoryPath], rows: options.memoryRows, label: "4: filling") {
+                    memoryFill = try await filler.fill(into: [memoryPath], rows: options.memoryRows, label: "4: filling") {
                         workload.request($0)
                     }
                 }
                 if options.only.contains(5) {
-                    replanFill = try filler.fill(into: [replanPath], rows: options.replanRows, label: "5: filling") {
+                    replanFill = try await filler.fill(into: [replanPath], rows: options.replanRows, label: "5: filling") {
                         workload.request($0)
                     }
                 }
@@ -92,7 +92,7 @@ enum UnotifydBench {
                     let spreadWorkload = CalendarWorkload(
                         combinations: options.combinations, apps: options.spreadApps, spread: true, calendar: calendar)
                     let spreadPath = folder.file("replan-spread/store.sqlite")
-                    let fill = try filler.fill(into: [spreadPath], rows: options.spreadRows, label: "5b: filling") {
+                    let fill = try await filler.fill(into: [spreadPath], rows: options.spreadRows, label: "5b: filling") {
                         spreadWorkload.request($0)
                     }
                     spread = (

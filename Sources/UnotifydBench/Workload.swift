@@ -61,14 +61,14 @@ struct StoreFiller {
 
     func fill(
         into destinations: [String], rows: Int, label: String, make: (Int) -> PendingRequest
-    ) throws -> Report {
+    ) async throws -> Report {
         precondition(!destinations.isEmpty)
         let tmpfs = useTmpfs && ProcFS.fileSystem(of: "/dev/shm").hasPrefix("tmpfs")
         let staging = tmpfs ? try TemporaryFolder(in: "/dev/shm", prefix: "unotifyd-bench-fill") : nil
         defer { staging?.remove() }
         let stagingPath = staging?.file("fill.sqlite") ?? destinations[0]
         let now = Date()
-        let seconds = try insertAll(into: stagingPath, rows: rows, label: label, at: now, make: make)
+        let seconds = try await insertAll(into: stagingPath, rows: rows, label: label, at: now, make: make)
         // The store is closed here (its last connection checkpointed and removed the WAL); copy the files.
         for destination in destinations where destination != stagingPath {
             try FileManager.default.createDirectory(
@@ -86,13 +86,13 @@ struct StoreFiller {
 
     /// Inserts the rows and closes the store (it is released on return). - Returns: The seconds it took.
     private func insertAll(into path: String, rows: Int, label: String, at now: Date, make: (Int) -> PendingRequest)
-        throws -> Double
+        async throws -> Double
     {
         let store = try SQLiteNotificationStore(path: path)
         let start = ContinuousClock.now
         var nextReport = start + .seconds(5)
         for index in 0..<rows {
-            _ = try store.insertPending(make(index), cap: nil, at: now)
+            _ = try await store.insertPending(make(index), cap: nil, at: now)
             if ContinuousClock.now >= nextReport {
                 progress("\(label): \(Format.count(index + 1)) / \(Format.count(rows)) rows")
                 nextReport = .now + .seconds(5)

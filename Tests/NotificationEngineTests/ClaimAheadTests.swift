@@ -55,16 +55,16 @@ struct ClaimAheadTests {
         #expect(presenter.presentations.isEmpty)
         // Claimed durably: another engine on the store does not take it.
         let due = start.addingTimeInterval(30)
-        #expect(try store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).isEmpty)
+        #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).isEmpty)
         clock.advance(by: 0.25)
         await waitUntil { !presenter.presentations.isEmpty }
         let shown = try #require(presenter.presentations.first)
         #expect(shown.identifier == "tea")
         #expect(shown.date == due)
         #expect(shown.dueDate == due)
-        await waitUntil { (try? store.history(appID: app, limit: 10).count) == 1 }
-        #expect(try store.history(appID: app, limit: 10).map(\.outcome) == [.delivered])
-        #expect(try store.pendingRequests(appID: app).isEmpty)
+        await waitUntil { (try? await store.history(appID: app, limit: 10).count) == 1 }
+        #expect(try await store.history(appID: app, limit: 10).map(\.outcome) == [.delivered])
+        #expect(try await store.pendingRequests(appID: app).isEmpty)
     }
 
     @Test("a request removed after it was claimed ahead is not delivered")
@@ -76,7 +76,7 @@ struct ClaimAheadTests {
         clock.advance(by: 0.25)
         await engine.deliverDue()
         #expect(presenter.presentations.isEmpty)
-        #expect(try store.history(appID: app, limit: 10).isEmpty)
+        #expect(try await store.history(appID: app, limit: 10).isEmpty)
     }
 
     @Test("a request replaced after it was claimed ahead is delivered once, as the replacement, at its own instant")
@@ -115,7 +115,7 @@ struct ClaimAheadTests {
         await engine.deliverDue()
         #expect(presenter.presentations.isEmpty)
         let tomorrow = instant("2026-01-06T04:30:00Z")
-        #expect(try store.pendingRequests(appID: app).first?.nextFireDate == tomorrow)
+        #expect(try await store.pendingRequests(appID: app).first?.nextFireDate == tomorrow)
         clock.set(to: tomorrow)
         await waitUntil { !presenter.presentations.isEmpty }
         #expect(presenter.presentations.map(\.identifier) == ["ten"])
@@ -128,7 +128,7 @@ struct ClaimAheadTests {
         loop.cancel()
         await loop.value
         let due = start.addingTimeInterval(30)
-        #expect(try store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).map(\.identifier) == ["tea"])
+        #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).map(\.identifier) == ["tea"])
     }
 
     @Test("a claim that is never completed is delivered again after its lease")

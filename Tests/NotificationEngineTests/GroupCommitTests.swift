@@ -15,14 +15,15 @@ struct GroupCommitTests {
         let releaseFirst = DispatchSemaphore(value: 0)
         let failing = Mutex<Set<String>>([])
 
-        func write(_ requests: [PendingRequest], cap: Int? = nil) throws -> [PendingRequest] {
+        func write(_ requests: [PendingRequest], cap: Int? = nil) async throws -> [PendingRequest] {
             let isFirst = batches.withLock { batches in
                 batches.append(requests.map(\.identifier))
                 return batches.count == 1
             }
             if isFirst {
                 firstStarted.signal()
-                releaseFirst.wait()
+                // Held on a thread of its own: the writer task must not block the cooperative pool.
+                await offPool { [releaseFirst] in releaseFirst.wait() }
             }
             if requests.contains(where: { failing.withLock { $0 }.contains($0.identifier) }) {
                 throw EngineError(.storeFailure, "disk full")
@@ -40,7 +41,7 @@ struct GroupCommitTests {
     @Test("while one transaction is written, 20 adds wait and then share one; each returns after its own commit")
     func sharesTransactions() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let commit = GroupCommit { try await writer.write($0, cap: $1) }
         let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
         let returned = Counter()
@@ -68,7 +69,7 @@ struct GroupCommitTests {
     func failure() async throws {
         let writer = Writer()
         writer.failing.withLock { $0 = ["bad"] }
-        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let commit = GroupCommit { try await writer.write($0, cap: $1) }
         let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
         let bad = Task { try await commit.insert(Self.request("bad"), cap: 64) }
@@ -85,7 +86,7 @@ struct GroupCommitTests {
     @Test("adds with another cap (a push's none) wait for a transaction of their own, in arrival order")
     func separateCaps() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let commit = GroupCommit { try await writer.write($0, cap: $1) }
         let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
         let a = Task { try await commit.insert(Self.request("add-1"), cap: 64) }
@@ -102,7 +103,7 @@ struct GroupCommitTests {
     @Test("the cap's discards of an app go to the app's last add in the transaction, once")
     func discardsOnce() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try writer.write($0, cap: $1) }
+        let commit = GroupCommit { try await writer.write($0, cap: $1) }
         let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
         await offPool { writer.firstStarted.wait() }
         let a1 = Task { try await commit.insert(Self.request("drop-a", app: "a"), cap: 64) }

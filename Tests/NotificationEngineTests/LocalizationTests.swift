@@ -108,7 +108,7 @@ struct EngineLocalizationTests {
         #expect(delivered.request.content.title == "起床了！")
         #expect(delivered.request.content.subtitle == "plain 起床了！")
         #expect(delivered.request.content.body == "距离7:00还有 5 分钟")
-        let history = try #require(try scheduler.store.history(appID: appID, limit: 10).first)
+        let history = try #require(try await scheduler.store.history(appID: appID, limit: 10).first)
         #expect(history.title == "起床了！")
     }
 

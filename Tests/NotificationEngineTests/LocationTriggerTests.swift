@@ -182,7 +182,7 @@ struct LocationTriggerTests {
         let center = try await system.center(for: app)
         try await center.add(arrival("wait", repeats: true))
         #expect(await system.advance(by: 86_400 * 30) == 0)
-        #expect(try system.scheduler.store.nextWakeDate() == nil)
+        #expect(try await system.scheduler.store.nextWakeDate() == nil)
         #expect(try await system.scheduler.pendingRequests(appID: app).first?.nextFireDate == nil)
     }
 
@@ -194,14 +194,14 @@ struct LocationTriggerTests {
         let center = try await system.center(for: app)
         try await center.add(arrival("persisted", repeats: true))
         try await move(system, [1_000])  // outside: stored
-        let states = try system.scheduler.store.locationRequests(appID: app)
+        let states = try await system.scheduler.store.locationRequests(appID: app)
         #expect(states.map(\.state) == [.outside])
         let restarted = system.restarted()
         #expect(await restarted.scheduler.lastLocationFix == nil)
         system.clock.advance(by: 1)
         try await restarted.scheduler.locationDidChange(fix(restarted, 10))
         #expect(system.presenter.presentations.map(\.identifier) == ["persisted"])
-        #expect(try restarted.scheduler.store.locationRequests(appID: app).map(\.state) == [.inside])
+        #expect(try await restarted.scheduler.store.locationRequests(appID: app).map(\.state) == [.inside])
     }
 
     @Test("unusable fixes are ignored")

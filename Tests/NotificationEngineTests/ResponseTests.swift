@@ -262,7 +262,7 @@ struct FloatingPlanTests {
             mode: mode, now: instant("2026-01-05T00:00:00Z"), timeZone: TimeZone(identifier: "Europe/Paris")!, configuration: configuration)
         let center = try await system.center(for: app)
         for index in 0..<300 { try await center.add(daily("r\(index)", hour: 7 + index % 3)) }
-        #expect(try system.scheduler.store.floatingPlans(dueAfter: system.clock.now).count == 3)
+        #expect(try await system.scheduler.store.floatingPlans(dueAfter: system.clock.now).count == 3)
         try await system.setTimeZone(TimeZone(identifier: "Asia/Tokyo")!)
         let dates = Set(await center.pendingNotificationRequests().compactMap { ($0.trigger as? UNCalendarNotificationTrigger)?.nextTriggerDate() })
         #expect(dates == Set(["2026-01-05T22:00:00Z", "2026-01-05T23:00:00Z", "2026-01-06T00:00:00Z"].map(instant)))
@@ -298,6 +298,6 @@ struct FloatingPlanTests {
         #expect(await center.pendingNotificationRequests().map(\.identifier) == ["repeating"])
         center.removeAllPendingNotificationRequests()
         await system.settle(center)
-        #expect(try system.scheduler.store.floatingPlans(dueAfter: .distantPast).isEmpty)
+        #expect(try await system.scheduler.store.floatingPlans(dueAfter: .distantPast).isEmpty)
     }
 }

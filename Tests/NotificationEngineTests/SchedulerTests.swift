@@ -249,7 +249,7 @@ struct SchedulerTests {
         }
         await scoped.deliverDue()
         #expect(presenter.presentations.map(\.appID) == ["com.example.mine"])
-        #expect(try store.pendingRequests(appID: "com.example.theirs").count == 1)
-        #expect(try store.nextWakeDate(appID: "com.example.mine") == nil)
+        #expect(try await store.pendingRequests(appID: "com.example.theirs").count == 1)
+        #expect(try await store.nextWakeDate(appID: "com.example.mine") == nil)
     }
 }

@@ -16,7 +16,7 @@ struct RequestLogTests {
     @Test("each request is logged with its connection, headers, payload, answer and latency; tokens shortened", .timeLimit(.minutes(1)))
     func logsRequests() async throws {
         let store = try SQLiteNotificationStore()
-        let log = APNsRequestLog(keep: 100) { entries, keep in try store.appendAPNsLog(entries, keep: keep) }
+        let log = APNsRequestLog(keep: 100) { entries, keep in try await store.appendAPNsLog(entries, keep: keep) }
         var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
         configuration.clock = ManualNotificationClock(now: Date(timeIntervalSince1970: 1_700_000_000))
         configuration.requestLog = log
@@ -34,7 +34,7 @@ struct RequestLogTests {
         await client.close()
         await endpoint.stop()  // writes what is left
 
-        let entries = try store.apnsLog(afterID: 0, limit: 10)
+        let entries = try await store.apnsLog(afterID: 0, limit: 10)
         #expect(entries.map(\.status) == [200, 429, 200])  // the test responder answers every path 200
         #expect(entries[1].reason == "TooManyRequests" && entries[0].reason == nil)
         #expect(entries.allSatisfy { $0.environment == .production && $0.method == "POST" })
@@ -49,18 +49,18 @@ struct RequestLogTests {
     }
 
     @Test("the ring keeps the newest entries; a reader continues after the last id it saw")
-    func ring() throws {
+    func ring() async throws {
         let store = try SQLiteNotificationStore()
         func entry(_ status: Int) -> APNsLogEntry {
             APNsLogEntry(
                 receivedAt: Date(), connection: "c1", environment: .development, method: "POST", path: "/3/device/x",
                 headers: [], payload: Data(), status: status, reason: nil, apnsID: nil, latency: 0)
         }
-        try store.appendAPNsLog((1...5).map { entry(200 + $0) }, keep: 3)
-        let kept = try store.apnsLog(afterID: 0, limit: 10)
+        try await store.appendAPNsLog((1...5).map { entry(200 + $0) }, keep: 3)
+        let kept = try await store.apnsLog(afterID: 0, limit: 10)
         #expect(kept.map(\.status) == [203, 204, 205])
-        try store.appendAPNsLog([entry(206)], keep: 3)
-        #expect(try store.apnsLog(afterID: kept.last!.id, limit: 10).map(\.status) == [206])
-        #expect(try store.apnsLog(afterID: 0, limit: 2).map(\.status) == [205, 206])
+        try await store.appendAPNsLog([entry(206)], keep: 3)
+        #expect(try await store.apnsLog(afterID: kept.last!.id, limit: 10).map(\.status) == [206])
+        #expect(try await store.apnsLog(afterID: 0, limit: 2).map(\.status) == [205, 206])
     }
 }

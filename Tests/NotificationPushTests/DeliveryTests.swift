@@ -127,7 +127,7 @@ struct DeliveryTests {
         let receiver = RecordingReceiver()
         await system.scheduler.attachRemoteReceiver(receiver, appID: "com.example.news")
         #expect(receiver.received.withLock { $0.map { $0.content.userInfo["feed"] } } == [.string("b")])
-        #expect(try system.scheduler.store.queuedBackgroundPushes(appID: "com.example.news").isEmpty)
+        #expect(try await system.scheduler.store.queuedBackgroundPushes(appID: "com.example.news").isEmpty)
         #expect(try await system.scheduler.deliverPush(first, appID: "com.example.news") == .handedToApp)
         #expect(receiver.count == 2)
         await system.scheduler.detachRemoteReceiver(appID: "com.example.news")
@@ -152,11 +152,11 @@ struct DeliveryTests {
         #expect(try await system.scheduler.registerForRemoteNotifications(appID: "com.example.a").token == first.token)
         let other = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.b")
         #expect(other.token != first.token)
-        #expect(try system.scheduler.store.pushDestination(for: first.token).appID == "com.example.a")
+        #expect(try await system.scheduler.store.pushDestination(for: first.token).appID == "com.example.a")
         await system.advance(by: 90)
         try await system.scheduler.unregisterForRemoteNotifications(appID: "com.example.a")
         do throws(APNsReason) {
-            _ = try system.scheduler.store.pushDestination(for: first.token)
+            _ = try await system.scheduler.store.pushDestination(for: first.token)
             Issue.record("an unregistered token was accepted")
         } catch {
             #expect(error == .unregistered)
@@ -165,8 +165,8 @@ struct DeliveryTests {
         }
         let again = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.a")
         #expect(again.token != first.token)
-        #expect(throws: APNsReason.unregistered) { try system.scheduler.store.pushDestination(for: first.token) }
-        #expect(throws: APNsReason.badDeviceToken) { try system.scheduler.store.pushDestination(for: DeviceToken.random()) }
+        await #expect(throws: APNsReason.unregistered) { try await system.scheduler.store.pushDestination(for: first.token) }
+        await #expect(throws: APNsReason.badDeviceToken) { try await system.scheduler.store.pushDestination(for: DeviceToken.random()) }
         // Kept across a restart (in the store).
         #expect(try await system.restarted().scheduler.registerForRemoteNotifications(appID: "com.example.a").token == again.token)
     }
@@ -180,7 +180,7 @@ struct DeliveryTests {
         #expect(await !remote.isRegisteredForRemoteNotifications())
         let token = try await remote.register()
         #expect(token.count == 32)
-        #expect(try system.scheduler.store.pushRegistration(appID: "com.example.news")?.token.bytes == token)
+        #expect(try await system.scheduler.store.pushRegistration(appID: "com.example.news")?.token.bytes == token)
         #expect(await remote.isRegisteredForRemoteNotifications())
         #expect(try await remote.register() == token)  // stable until unregistered
         try await remote.unregisterForRemoteNotifications()

@@ -101,7 +101,7 @@ struct GatewayTests {
                 body: Data(Fixtures.backgroundRefresh.utf8)))
         #expect(response.status == 200)
         #expect(system.presenter.presentations.isEmpty)
-        #expect(try system.scheduler.store.queuedBackgroundPushes(appID: "com.example.gw").count == 1)
+        #expect(try await system.scheduler.store.queuedBackgroundPushes(appID: "com.example.gw").count == 1)
     }
 }
 
@@ -115,13 +115,13 @@ struct EnvironmentTests {
         let system = try makeSystem()
         _ = try await system.center(for: "com.example.gw")
         let store = system.scheduler.store
-        let development = try store.registerForRemoteNotifications(appID: "com.example.gw", at: Date(), bundleDirectory: nil)
-        let production = try store.registerForRemoteNotifications(
+        let development = try await store.registerForRemoteNotifications(appID: "com.example.gw", at: Date(), bundleDirectory: nil)
+        let production = try await store.registerForRemoteNotifications(
             appID: "com.example.gw", at: Date(), bundleDirectory: nil, environment: .production)
         #expect(development.environment == .development && production.environment == .production)
         #expect(development.token != production.token)
         // Asking again gives the same token per environment.
-        #expect(try store.registerForRemoteNotifications(appID: "com.example.gw", at: Date(), bundleDirectory: nil).token == development.token)
+        #expect(try await store.registerForRemoteNotifications(appID: "com.example.gw", at: Date(), bundleDirectory: nil).token == development.token)
 
         func push(_ token: DeviceToken, to environment: PushEnvironment) async -> APNsResponse {
             await PushGateway(scheduler: system.scheduler, environment: environment).handle(
@@ -135,7 +135,7 @@ struct EnvironmentTests {
         #expect(system.presenter.presentations.count == 2)
 
         // Unregistering one environment leaves the other's token working.
-        try store.unregisterForRemoteNotifications(appID: "com.example.gw", at: Date(), environment: .production)
+        try await store.unregisterForRemoteNotifications(appID: "com.example.gw", at: Date(), environment: .production)
         #expect(await push(production.token, to: .production).reason == .unregistered)
         #expect(await push(development.token, to: .development).status == 200)
     }

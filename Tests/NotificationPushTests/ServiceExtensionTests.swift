@@ -150,7 +150,7 @@ struct ServiceExtensionTests {
         // moves past the budget, or the extension would be told the time is up before it heard of the push.
         for _ in 0..<500 where journal.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         // Meanwhile the original waits in the store, due after budget + grace + margin, for a restarted engine.
-        let stored = try #require(try system.scheduler.store.pendingRequests(appID: app).first)
+        let stored = try #require(try await system.scheduler.store.pendingRequests(appID: app).first)
         #expect(stored.spec.content.title == "Secret" && stored.nextFireDate == start.addingTimeInterval(40))
         await system.advance(by: 30)
         await system.advance(by: 5)
@@ -160,7 +160,7 @@ struct ServiceExtensionTests {
         #expect(journal.all == ["didReceive push-silent push=true", "timeWillExpire"])
         #expect(system.presenter.presentations.map(\.title) == ["Secret"])
         #expect(system.presenter.presentations.first?.date == start.addingTimeInterval(35))
-        #expect(try system.scheduler.store.pendingRequests(appID: app).isEmpty)
+        #expect(try await system.scheduler.store.pendingRequests(appID: app).isEmpty)
     }
 
     @Test("attachments an extension downloads are checked and moved into the data store; a bad one is dropped", arguments: NotificationTestSystem.Mode.allCases)

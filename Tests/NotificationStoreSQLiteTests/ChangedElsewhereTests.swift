@@ -16,7 +16,7 @@ struct ChangedElsewhereTests {
     }
 
     @Test("own writes leave it false; a write through another connection to the same file makes it true once")
-    func ownAndOthers() throws {
+    func ownAndOthers() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("store.sqlite").path
@@ -24,11 +24,11 @@ struct ChangedElsewhereTests {
         let other = try SQLiteNotificationStore(path: path)  // another process, as far as SQLite can tell
         #expect(engine.changedElsewhere())  // the first call cannot know
         #expect(!engine.changedElsewhere())
-        _ = try engine.insertPending(Self.request("own"), cap: nil, at: Date())
-        _ = try engine.insertPending(batch: [Self.request("own-2"), Self.request("own-3")], cap: nil, at: Date())
-        try engine.setMetadata("k", "v")
+        _ = try await engine.insertPending(Self.request("own"), cap: nil, at: Date())
+        _ = try await engine.insertPending(batch: [Self.request("own-2"), Self.request("own-3")], cap: nil, at: Date())
+        try await engine.setMetadata("k", "v")
         #expect(!engine.changedElsewhere())
-        _ = try other.insertPending(Self.request("theirs"), cap: nil, at: Date())
+        _ = try await other.insertPending(Self.request("theirs"), cap: nil, at: Date())
         #expect(engine.changedElsewhere())
         #expect(!engine.changedElsewhere())
     }

@@ -64,7 +64,7 @@ struct CommandFuzzTests {
         }
         var failures: [String] = []
         for arguments in runs {
-            let before = try Self.snapshot(store)
+            let before = try await Self.snapshot(store)
             let command = try RunningCommand(arguments, environment: environment)
             let finished = await command.wait(upTo: 20) { _, _ in !command.process.isRunning }
             if !finished { await command.kill9() }
@@ -88,16 +88,16 @@ struct CommandFuzzTests {
             guard status != 0 else { continue }
             let lines = command.stderr.split(separator: "\n").filter { !$0.isEmpty }
             if lines.count != 1 { failures.append("\(lines.count) lines on stderr: \(shown)\n\(command.stderr.prefix(600))") }
-            if try Self.snapshot(store) != before { failures.append("the store changed on a refusal: \(shown)") }
+            if try await Self.snapshot(store) != before { failures.append("the store changed on a refusal: \(shown)") }
         }
         #expect(runs.count > 200)
         #expect(failures.isEmpty, "\(failures.count) of \(runs.count):\n\(failures.joined(separator: "\n"))")
     }
 
     /// What a refused command must not change: rows per table and the store's settings.
-    static func snapshot(_ path: String) throws -> String {
+    static func snapshot(_ path: String) async throws -> String {
         let store = try SQLiteNotificationStore(readOnlyAt: path)
         let counts = try store.check(thorough: false).counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return counts.joined(separator: ",") + " \(try store.policy())"
+        return counts.joined(separator: ",") + " \(try await store.policy())"
     }
 }

@@ -15,13 +15,13 @@ struct StorePolicyTests {
         _ = try await execute(["config", "set", "pending-cap", "off", "--store", path])
         _ = try await execute(["config", "set", "authorization", "deny", "--store", path])
         #expect(try await execute(["config", "get", "--store", path]) == "pending-cap off\nauthorization deny\n")
-        #expect(try SQLiteNotificationStore(path: path).policy() == StorePolicy(pendingCap: .unlimited, authorizationPolicy: .deny))
+        #expect(try await SQLiteNotificationStore(path: path).policy() == StorePolicy(pendingCap: .unlimited, authorizationPolicy: .deny))
         _ = try await execute(["config", "unset", "authorization", "--store", path])
         #expect(try await execute(["config", "get", "authorization", "--store", path]) == "authorization unset\n")
         for bad in [["pending-cap", "-1"], ["pending-cap", "many"], ["authorization", "maybe"]] {
             await #expect(throws: (any Error).self) { _ = try await execute(["config", "set"] + bad + ["--store", path]) }
         }
-        #expect(try SQLiteNotificationStore(path: path).policy().pendingCap == .unlimited)
+        #expect(try await SQLiteNotificationStore(path: path).policy().pendingCap == .unlimited)
     }
 
     @Test("the store's cap wins over each engine's own: an add under the default cap of 64 removes nothing")
@@ -37,7 +37,7 @@ struct StorePolicyTests {
         // And a cap of 10 set later applies to the next add, in any process.
         _ = try await execute(["config", "set", "pending-cap", "10", "--store", path])
         _ = try await execute(["add", "--mode", "embedded", "--store", path, "--in", "1s", "--id", "soon"])
-        let kept = try SQLiteNotificationStore(path: path).pendingRequests(appID: "local.unotify").map(\.identifier)
+        let kept = try await SQLiteNotificationStore(path: path).pendingRequests(appID: "local.unotify").map(\.identifier)
         #expect(kept.count == 10 && kept.contains("soon"))
     }
 
@@ -69,7 +69,7 @@ struct StorePolicyTests {
             }
             try await group.waitForAll()
         }
-        let stored = Set(try SQLiteNotificationStore(path: daemon.store).pendingRequests(appID: "local.unotify").map(\.identifier))
+        let stored = Set(try await SQLiteNotificationStore(path: daemon.store).pendingRequests(appID: "local.unotify").map(\.identifier))
         #expect(acknowledged.all.count > 64)
         #expect(acknowledged.all.subtracting(stored).isEmpty, "lost: \(acknowledged.all.subtracting(stored).sorted())")
     }

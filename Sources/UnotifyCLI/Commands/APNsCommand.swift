@@ -47,7 +47,7 @@ struct APNsFaultAdd: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try openStore(global)
-            var rules = try store.apnsFaultRules()
+            var rules = try await store.apnsFaultRules()
             let seconds = try delay.map(Self.seconds) ?? 0
             let rule: APNsFaultRule
             do {
@@ -59,7 +59,7 @@ struct APNsFaultAdd: AsyncParsableCommand {
             }
             rules.removeAll { $0.id == rule.id }
             rules.append(rule)
-            try store.setAPNsFaultRules(rules)
+            try await store.setAPNsFaultRules(rules)
             CLIOutput.print("added \(APNsFaultList.describe(rule))")
         }
     }
@@ -88,7 +88,7 @@ struct APNsFaultList: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let rules = try openStore(global).apnsFaultRules()
+            let rules = try await openStore(global).apnsFaultRules()
             if global.json {
                 let objects: [[String: Any]] = rules.map { rule in
                     [
@@ -126,12 +126,12 @@ struct APNsFaultClear: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try openStore(global)
-            let rules = try store.apnsFaultRules()
+            let rules = try await store.apnsFaultRules()
             if let unknown = ids.first(where: { id in !rules.contains { $0.id == id } }) {
                 throw ValidationError("no fault rule '\(unknown)' (`unotify apns fault list` shows them)")
             }
             let kept = ids.isEmpty ? [] : rules.filter { !ids.contains($0.id) }
-            try store.setAPNsFaultRules(kept)
+            try await store.setAPNsFaultRules(kept)
             CLIOutput.print("removed \(rules.count - kept.count) fault rule\(rules.count - kept.count == 1 ? "" : "s")")
         }
     }
@@ -163,7 +163,7 @@ struct APNsLog: AsyncParsableCommand {
             var last: Int64 = 0
             var first = true
             repeat {
-                let entries = try store.apnsLog(afterID: last, limit: first ? limit : 10_000)
+                let entries = try await store.apnsLog(afterID: last, limit: first ? limit : 10_000)
                 last = entries.last?.id ?? last
                 let shown = entries.filter { (topic == nil || $0.topic == topic) && (status == nil || $0.status == status) }
                 if global.json {

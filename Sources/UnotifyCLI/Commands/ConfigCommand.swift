@@ -31,7 +31,7 @@ struct ConfigGet: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let policy = try openStore(global).policy()
+            let policy = try await openStore(global).policy()
             let values: [(SettingName, String?)] = [
                 (.pendingCap, policy.pendingCap?.description), (.authorization, policy.authorizationPolicy?.rawValue),
             ]
@@ -70,12 +70,12 @@ struct ConfigSet: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try openStore(global)
-            var policy = try store.policy()
+            var policy = try await store.policy()
             switch name {
             case .pendingCap: policy.pendingCap = StorePolicy.PendingCap(value)
             case .authorization: policy.authorizationPolicy = AuthorizationPolicy(rawValue: value)
             }
-            try store.setPolicy(policy)
+            try await store.setPolicy(policy)
             CLIOutput.print("\(name.rawValue) \(value)")
         }
     }
@@ -91,12 +91,12 @@ struct ConfigUnset: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try openStore(global)
-            var policy = try store.policy()
+            var policy = try await store.policy()
             switch name {
             case .pendingCap: policy.pendingCap = nil
             case .authorization: policy.authorizationPolicy = nil
             }
-            try store.setPolicy(policy)
+            try await store.setPolicy(policy)
             CLIOutput.print("\(name.rawValue) unset")
         }
     }

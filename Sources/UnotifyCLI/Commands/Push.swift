@@ -61,7 +61,7 @@ struct Push: AsyncParsableCommand {
             let apnsID = UUID().uuidString.lowercased()
             let outcome: String
             if let scheduler = cli.scheduler {
-                let directory = try scheduler.store.pushRegistration(appID: appID)?.bundleDirectory
+                let directory = try await scheduler.store.pushRegistration(appID: appID)?.bundleDirectory
                 let push = RemoteNotification(
                     payload: payload, apnsID: apnsID, collapseIdentifier: collapseId, pushType: pushType,
                     bundleDirectory: directory)

@@ -35,14 +35,14 @@ struct Token: AsyncParsableCommand {
             let registration: PushRegistration
             if unregister {
                 guard
-                    let done = try store.unregisterForRemoteNotifications(
+                    let done = try await store.unregisterForRemoteNotifications(
                         appID: context.appID, at: now, environment: environment)
                 else {
                     throw CLIError("\(context.appID) is not registered for remote notifications (\(environment.rawValue))")
                 }
                 registration = done
             } else {
-                registration = try store.registerForRemoteNotifications(
+                registration = try await store.registerForRemoteNotifications(
                     appID: context.appID, at: now, bundleDirectory: directory, environment: environment)
                 let state = try await context.backend.appState(appID: context.appID)
                 if !state.authorization.allowsDelivery {
