@@ -52,37 +52,43 @@ struct ProviderClientBenchmark {
 
     @Test("pushes per second over one connection, 100 in flight: trivial route vs APNs route, same run")
     func compare() async throws {
-        let live = try await LiveEndpoint(recordsRequests: false, adjust: { configuration in
-            configuration.maximumRequestsPerTokenPerSecond = nil
-            configuration.requestLog = nil
-        })
-        let client = try live.client { $0.clock = SystemNotificationClock() }
         let count = Int(ProcessInfo.processInfo.environment["OPENUN_BENCH_COUNT"] ?? "") ?? 4_000
         let body = Data(#"{"aps":{"alert":{"title":"Bench","body":"push"},"sound":"default"}}"#.utf8)
         let trivial: @Sendable (Int) -> APNsNotification = { _ in
             APNsNotification(deviceToken: Self.trivialToken, topic: testAppID, payload: body)
         }
-        let token = live.token
-        let apns: @Sendable (Int) -> APNsNotification = { index in
-            APNsNotification(deviceToken: token, topic: testAppID, collapseID: "b\(index % 50)", payload: body)
-        }
-        // Warm up: the connection and the first token.
-        _ = try await Self.measure(client: client, count: 200, concurrency: 100, make: trivial)
-        print("APNs provider client benchmark: \(count) notifications per route, 100 in flight, one HTTP/2 connection,")
-        print("TLS on 127.0.0.1, provider tokens checked by the endpoint, in-memory store")
-        print("| route | pushes/s | p50 ms | p99 ms |")
-        print("|---|---|---|---|")
+        print("APNs provider client benchmark: \(count) notifications per row, 100 in flight, one client, one HTTP/2")
+        print("connection, TLS on 127.0.0.1, in-memory store")
+        print("| route | endpoint checks provider tokens | pushes/s | p50 ms | p99 ms |")
+        print("|---|---|---|---|---|")
         var rates: [String: Double] = [:]
-        for (name, make) in [("trivial", trivial), ("APNs", apns)] {
-            let figures = try await Self.measure(client: client, count: count, concurrency: 100, make: make)
-            rates[name] = figures.perSecond
-            print(
-                "| \(name) | \(Int(figures.perSecond)) | \(String(format: "%.1f", figures.p50)) | "
-                    + "\(String(format: "%.1f", figures.p99)) |")
+        for checksTokens in [false, true] {
+            let live = try await LiveEndpoint(recordsRequests: false) { configuration in
+                configuration.maximumRequestsPerTokenPerSecond = nil
+                configuration.requestLog = nil
+                if !checksTokens { configuration.providerTokens = nil }
+            }
+            let client = try live.client { $0.clock = SystemNotificationClock() }
+            let token = live.token
+            let apns: @Sendable (Int) -> APNsNotification = { index in
+                APNsNotification(deviceToken: token, topic: testAppID, payload: body)
+            }
+            // Warm up: the connection and the first provider token.
+            _ = try await Self.measure(client: client, count: 200, concurrency: 100, make: trivial)
+            for (name, make) in [("trivial", trivial), ("APNs", apns)] {
+                let figures = try await Self.measure(client: client, count: count, concurrency: 100, make: make)
+                rates["\(name) \(checksTokens)"] = figures.perSecond
+                print(
+                    "| \(name) | \(checksTokens ? "yes" : "no") | \(Int(figures.perSecond)) | "
+                        + "\(String(format: "%.1f", figures.p50)) | \(String(format: "%.1f", figures.p99)) |")
+            }
+            #expect(live.shown.count == count)
+            try await client.shutdown()
+            await live.stop()
         }
-        print("APNs/trivial: \(String(format: "%.2f", (rates["APNs"] ?? 0) / (rates["trivial"] ?? 1)))")
-        #expect(live.shown.count == count)
-        try await client.shutdown()
-        await live.stop()
+        for checksTokens in [false, true] {
+            let ratio = (rates["APNs \(checksTokens)"] ?? 0) / (rates["trivial \(checksTokens)"] ?? 1)
+            print("APNs/trivial, tokens checked \(checksTokens ? "yes" : "no"): \(String(format: "%.2f", ratio))")
+        }
     }
 }
