@@ -102,7 +102,9 @@ public final class APNsClient: Sendable {
                     answers: answers)
             case .expiredProviderToken:
                 if !refreshedToken, let fresh = try await signer.refresh(replacing: token) {
-                    logger.debug("provider token expired; sending again with a new one", metadata: ["apns-id": "\(apnsID)"])
+                    logger.debug(
+                        "provider token expired; sending again with a new one",
+                        metadata: ["apns-id": "\(apnsID.uuidString.lowercased())"])
                     refreshedToken = true
                     token = fresh
                     continue
@@ -115,14 +117,17 @@ public final class APNsClient: Sendable {
                 retries += 1
                 guard answers.count < configuration.retryPolicy.maximumAttempts + (refreshedToken ? 1 : 0) else {
                     logger.notice(
-                        "giving up on a notification", metadata: ["apns-id": "\(apnsID)", "last": "\(answer)"])
+                        "giving up on a notification",
+                        metadata: ["apns-id": "\(apnsID.uuidString.lowercased())", "last": "\(answer)"])
                     return APNsDelivery(apnsID: apnsID, outcome: .gaveUp(answer), answers: answers)
                 }
                 let delay = configuration.retryPolicy.delay(
                     beforeRetry: retries, retryAfter: retryAfter, random: random.withLock { $0.nextUnit() })
                 logger.debug(
                     "retrying a notification",
-                    metadata: ["apns-id": "\(apnsID)", "answer": "\(answer)", "delay": "\(delay)"])
+                    metadata: [
+                        "apns-id": "\(apnsID.uuidString.lowercased())", "answer": "\(answer)", "delay": "\(delay)",
+                    ])
                 let clock = configuration.clock
                 try await clock.sleep(until: clock.now.addingTimeInterval(delay))
                 token = try await signer.token()
@@ -152,21 +157,29 @@ public final class APNsClient: Sendable {
     private func attempt(
         _ notification: APNsNotification, apnsID: UUID, body: ByteBuffer, token: ProviderTokenSigner.Token
     ) async -> (APNsDelivery.Answer, APNsAnswerClassifier.Verdict, String?) {
-        var request = HTTPClientRequest(url: configuration.server.url(deviceToken: notification.deviceToken.lowercased()))
+        var request = HTTPClientRequest(
+            url: configuration.server.url(deviceToken: notification.deviceToken.lowercased()))
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer \(token.value)")
-        for header in notification.headers(apnsID: apnsID) { request.headers.add(name: header.name, value: header.value) }
+        for header in notification.headers(apnsID: apnsID) {
+            request.headers.add(name: header.name, value: header.value)
+        }
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(body)
         do {
-            let response = try await http.execute(request, timeout: Self.amount(configuration.requestTimeout), logger: logger)
+            let response = try await http.execute(
+                request, timeout: Self.amount(configuration.requestTimeout), logger: logger)
             let bytes = try await response.body.collect(upTo: 64 * 1024)
             let status = Int(response.status.code)
-            let (reason, timestamp) = status == 200 ? (nil, nil) : APNsAnswerClassifier.parseBody(bytes.readableBytesView)
+            let (reason, timestamp) =
+                status == 200 ? (nil, nil) : APNsAnswerClassifier.parseBody(bytes.readableBytesView)
             let verdict = APNsAnswerClassifier.verdict(
                 status: status, reason: reason, timestamp: timestamp,
                 retryAfter: APNsAnswerClassifier.retryAfter(response.headers.first(name: "retry-after")))
-            return (APNsDelivery.Answer(status: status, reason: reason), verdict, response.headers.first(name: "apns-unique-id"))
+            return (
+                APNsDelivery.Answer(status: status, reason: reason), verdict,
+                response.headers.first(name: "apns-unique-id")
+            )
         } catch {
             let answer = APNsDelivery.Answer(status: nil, connectionError: "\(error)")
             return (answer, .retry(retryAfter: nil), nil)

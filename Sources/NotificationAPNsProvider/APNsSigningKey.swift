@@ -26,7 +26,10 @@ public struct APNsSigningKey: Sendable {
     public init(pem: String, keyID: String, teamID: String) throws(APNsClientError) {
         for (name, value) in [("key identifier", keyID), ("team identifier", teamID)] {
             guard !value.isEmpty, value.count <= 64, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
-            else { throw APNsClientError(.invalidSigningKey, "the \(name) \"\(value.prefix(80))\" is not letters and digits") }
+            else {
+                throw APNsClientError(
+                    .invalidSigningKey, "the \(name) \"\(value.prefix(80))\" is not letters and digits")
+            }
         }
         do {
             privateKey = try ES256PrivateKey(pem: pem)

@@ -58,7 +58,12 @@ struct APNsClientEndpointTests {
     static let badRequests: [(String, @Sendable (inout APNsNotification) -> Void)] = [
         ("DeviceTokenNotForTopic", { $0.topic = "com.example.someone-else" }),
         ("BadDeviceToken", { $0.deviceToken = String(repeating: "ab", count: 32) }),
-        ("BadPriority", { $0.pushType = .background; $0.priority = .immediate }),
+        (
+            "BadPriority",
+            {
+                $0.pushType = .background; $0.priority = .immediate
+            }
+        ),
     ]
 
     @Test("400 answers are rejected with their reason after one attempt", arguments: 0..<3)
@@ -98,9 +103,11 @@ struct APNsClientEndpointTests {
         await live.stop()
     }
 
-    @Test("503 and 500 are retried with exponential, capped delays until the attempts are spent", arguments: [
-        "ServiceUnavailable", "InternalServerError",
-    ])
+    @Test(
+        "503 and 500 are retried with exponential, capped delays until the attempts are spent",
+        arguments: [
+            "ServiceUnavailable", "InternalServerError",
+        ])
     func givesUp(_ reason: String) async throws {
         let live = try await LiveEndpoint()
         live.rules.set([try APNsFaultRule(id: "down", reason: reason)])
@@ -180,6 +187,35 @@ struct APNsClientEndpointTests {
         #expect(Set(entries.map(\.connection)).count == 1, "connections: \(Set(entries.map(\.connection)))")
         #expect(Set(live.shown) == Set((0..<count).map { "push \($0)" }))
         try await client.shutdown()
+        await live.stop()
+    }
+
+    @Test("a token signed for another team: 403 InvalidProviderToken, rejected after one attempt")
+    func invalidProviderToken() async throws {
+        let live = try await LiveEndpoint()
+        let client = try APNsClient(
+            configuration: live.clientConfiguration, key: APNsSigningKey(p8File: live.keyPath, teamID: "OTHERTEAM1"))
+        let delivery = try await client.send(live.notification())
+        #expect(delivery.outcome == .rejected(APNsDelivery.Answer(status: 403, reason: "InvalidProviderToken")))
+        #expect(delivery.attempts == 1 && live.shown.isEmpty)
+        try await client.shutdown()
+        await live.stop()
+    }
+
+    @Test("after the endpoint shuts down (GOAWAY) and comes back, the next push goes out on a new connection")
+    func endpointRestart() async throws {
+        let live = try await LiveEndpoint()
+        let client = try live.client()
+        #expect(try await client.send(live.notification("before")).isDelivered)
+        await live.endpoint.stop()
+        let restarted = try await live.restart()
+        let delivery = try await client.send(live.notification("after"))
+        #expect(delivery.isDelivered, "\(delivery.answers)")
+        #expect(live.shown == ["before", "after"])
+        let connections = live.logEntries.map(\.connection)
+        #expect(connections.count == 2 && connections[0] != connections[1])
+        try await client.shutdown()
+        await restarted.stop()
         await live.stop()
     }
 

@@ -14,10 +14,12 @@ struct APNsClientUnitTests {
             payload: payload)
     }
 
-    @Test("payload limits: 4096 bytes, 5120 for VoIP", arguments: [
-        (APNsPushType.alert, 4_096, true), (.alert, 4_097, false), (.background, 4_097, false),
-        (.voip, 5_120, true), (.voip, 5_121, false),
-    ])
+    @Test(
+        "payload limits: 4096 bytes, 5120 for VoIP",
+        arguments: [
+            (APNsPushType.alert, 4_096, true), (.alert, 4_097, false), (.background, 4_097, false),
+            (.voip, 5_120, true), (.voip, 5_121, false),
+        ])
     func payloadLimits(_ pushType: APNsPushType, _ bytes: Int, _ fits: Bool) throws {
         let notification = Self.notification(pushType: pushType, bytes: bytes)
         #expect(notification.payload.count == bytes)

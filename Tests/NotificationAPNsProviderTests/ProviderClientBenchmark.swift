@@ -10,7 +10,9 @@ import Testing
 /// against the endpoint's trivial route (answers 200 at once: the cost of client, TLS, HTTP/2 and the endpoint's
 /// token check) and its APNs route (the gateway delivering into an in-memory store), in the same run. Opt-in:
 /// `OPENUN_BENCH=1 swift test --filter ProviderClientBenchmark` (figures in docs/benchmarks-apns.md).
-@Suite("APNs provider client benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
+@Suite(
+    "APNs provider client benchmark", .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
 struct ProviderClientBenchmark {
     /// The token the trivial route answers.
     static let trivialToken = String(repeating: "0", count: 63) + "1"
@@ -22,7 +24,9 @@ struct ProviderClientBenchmark {
     }
 
     /// Sends `count` notifications from `concurrency` tasks sharing one client.
-    static func measure(client: APNsClient, count: Int, concurrency: Int, make: @escaping @Sendable (Int) -> APNsNotification)
+    static func measure(
+        client: APNsClient, count: Int, concurrency: Int, make: @escaping @Sendable (Int) -> APNsNotification
+    )
         async throws -> Figures
     {
         let clock = ContinuousClock()

@@ -144,6 +144,8 @@ final class LiveEndpoint: Sendable {
     private let received = Shared<[APNsRequest]>([])
     private let logged = Shared<[APNsLogEntry]>([])
     private let requestLog: APNsRequestLog
+    private let configuration: APNsEndpointConfiguration
+    private let responder: @Sendable (APNsRequest) async -> APNsResponse
 
     /// Starts the endpoint.
     ///
@@ -166,8 +168,9 @@ final class LiveEndpoint: Sendable {
         _ = try await system.center(for: testAppID)
         token = try await system.scheduler.registerForRemoteNotifications(appID: testAppID).token
         var verifier = try await ProviderTokenVerifier(authKeys: keyPath, teamID: testTeamID)
-        verifier.now = { clock.now }  // the benchmark's client uses the system clock: so does its endpoint
-        if !recordsRequests { verifier.now = { Date() } }
+        // The tests' client and the endpoint read the same stepping clock; the benchmark's client reads the
+        // system's, and so does its endpoint.
+        verifier.now = { recordsRequests ? clock.now : Date() }
         verifier.lifetime = tokenLifetime
         let logged = logged
         requestLog = APNsRequestLog(keep: 100_000) { entries, _ in logged.update { $0 += entries } }
@@ -183,7 +186,7 @@ final class LiveEndpoint: Sendable {
         let gateway = PushGateway(scheduler: system.scheduler)
         let received = received
         let recordsRequests = recordsRequests
-        endpoint = APNsEndpoint(configuration: configuration) { request in
+        responder = { request in
             // The benchmark's trivial route: answered at once, never recorded.
             if request.path.hasSuffix(ProviderClientBenchmark.trivialToken) {
                 return .success(apnsID: request.header("apns-id") ?? UUID().uuidString.lowercased())
@@ -191,7 +194,19 @@ final class LiveEndpoint: Sendable {
             if recordsRequests { received.update { $0.append(request) } }
             return await gateway.handle(request)
         }
+        self.configuration = configuration
+        endpoint = APNsEndpoint(configuration: configuration, responder: responder)
         port = try await endpoint.start()
+    }
+
+    /// Another endpoint on the same port, configuration and gateway, started: the first one restarted, once it
+    /// was stopped. The caller stops it.
+    func restart() async throws -> APNsEndpoint {
+        var configuration = configuration
+        configuration.address.port = port
+        let endpoint = APNsEndpoint(configuration: configuration, responder: responder)
+        try await endpoint.start()
+        return endpoint
     }
 
     /// A client configuration for this endpoint: its address, its certificate trusted, the stepping clock, jitter

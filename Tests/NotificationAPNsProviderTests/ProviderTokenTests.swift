@@ -64,8 +64,12 @@ struct ProviderTokenTests {
         let key = try APNsSigningKey(p8File: path, teamID: testTeamID)
         #expect(key.keyID == testKeyID)
         let clock = SteppingClock()
-        #expect(throws: APNsClientError.self) { try ProviderTokenSigner(key: key, refreshInterval: 19 * 60, clock: clock) }
-        #expect(throws: APNsClientError.self) { try ProviderTokenSigner(key: key, refreshInterval: 60 * 60, clock: clock) }
+        #expect(throws: APNsClientError.self) {
+            try ProviderTokenSigner(key: key, refreshInterval: 19 * 60, clock: clock)
+        }
+        #expect(throws: APNsClientError.self) {
+            try ProviderTokenSigner(key: key, refreshInterval: 60 * 60, clock: clock)
+        }
         let signer = try ProviderTokenSigner(key: key, clock: clock)
         let first = try await signer.token()
         #expect(first.issuedAt == clock.now)

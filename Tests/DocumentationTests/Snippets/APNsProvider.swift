@@ -26,8 +26,8 @@ enum APNsProviderSnippets {
     static func local() throws -> APNsClient {
         var configuration = APNsClientConfiguration(server: APNsServer(host: "127.0.0.1", port: 2197))
         configuration.trustRoots(pemFile: "cert.pem")
-        let localClient = try APNsClient(
-            configuration: configuration, key: try APNsSigningKey(p8File: "AuthKey_ABC123DEFG.p8", teamID: "DEF123GHIJ"))
+        let localKey = try APNsSigningKey(p8File: "AuthKey_ABC123DEFG.p8", teamID: "DEF123GHIJ")
+        let localClient = try APNsClient(configuration: configuration, key: localKey)
         return localClient
     }
 }
