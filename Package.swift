@@ -205,7 +205,12 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationAPNsProviderTests",
-            dependencies: ["NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting"]
+            dependencies: [
+                "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .testTarget(
             name: "NotificationPushTests",

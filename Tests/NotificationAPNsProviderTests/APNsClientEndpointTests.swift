@@ -219,6 +219,21 @@ struct APNsClientEndpointTests {
         await live.stop()
     }
 
+    @Test("more pushes than the server's concurrent streams wait for a stream on the same connection")
+    func streamLimit() async throws {
+        let live = try await LiveEndpoint { $0.maximumConcurrentStreams = 8 }
+        let client = try live.client()
+        let deliveries = try await withThrowingTaskGroup(of: APNsDelivery.self) { group in
+            for index in 0..<60 { group.addTask { try await client.send(live.notification("push \(index)")) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(deliveries.allSatisfy { $0.isDelivered && $0.attempts == 1 })
+        #expect(Set(live.logEntries.map(\.connection)).count == 1)
+        #expect(live.shown.count == 60)
+        try await client.shutdown()
+        await live.stop()
+    }
+
     @Test("a client that was shut down refuses to send")
     func shutDown() async throws {
         let live = try await LiveEndpoint()
