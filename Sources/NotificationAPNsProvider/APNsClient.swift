@@ -78,7 +78,8 @@ public final class APNsClient: Sendable {
     /// - Parameter notification: The notification; its `apns-id` is generated when it has none.
     /// - Returns: The outcome, the `apns-id` and every answer.
     /// - Throws: ``APNsClientError`` when the notification is invalid (the payload over 4096 bytes, 5120 for
-    ///   VoIP; not a JSON object; a bad token, topic or collapse identifier) or the client was shut down;
+    ///   VoIP; not a JSON object; a bad token, topic or collapse identifier) or the client was shut down (also
+    ///   while the notification was waiting to be retried);
     ///   `CancellationError` when the calling task is cancelled (also during a backoff wait); jwt-kit's error if
     ///   signing fails. Answers from the server are never thrown.
     public func send(_ notification: APNsNotification) async throws -> APNsDelivery {
@@ -114,6 +115,10 @@ public final class APNsClient: Sendable {
                 return APNsDelivery(apnsID: apnsID, outcome: .rejected(answer), answers: answers)
             case .retry(let retryAfter):
                 try Task.checkCancellation()
+                // Shut down while this notification was in flight: the failure was ours, not the server's.
+                guard !isShutDown.withLock({ $0 }) else {
+                    throw APNsClientError(.shutDown, "the APNs client was shut down while sending")
+                }
                 retries += 1
                 guard answers.count < configuration.retryPolicy.maximumAttempts + (refreshedToken ? 1 : 0) else {
                     logger.notice(
