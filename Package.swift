@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -49,6 +50,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The APNs provider client: sends notifications to Apple's hosts or any APNs-compatible endpoint over HTTP/2,
+        // with ES256 provider tokens, Apple's answers classified and retried with backoff.
+        .target(
+            name: "NotificationAPNsProvider",
+            dependencies: [
+                "NotificationModel", "NotificationEngine",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Location fixes from GeoClue2 on the system bus (a `LocationSource`).
@@ -191,6 +204,15 @@ let package = Package(
             dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting"]
         ),
         .testTarget(
+            name: "NotificationAPNsProviderTests",
+            dependencies: [
+                "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
             name: "NotificationPushTests",
             dependencies: [
                 "NotificationPush", "OpenUserNotificationsTesting", "OpenIntents", "ServiceExtensionFixture",
@@ -239,7 +261,7 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: [
                 "UnotifyCLI", "NotificationDaemon", "OpenUserNotificationsTesting", "OpenUserNotificationsLegacy",
-                "NotificationGeoClue", "NotificationPush", "NotificationEngine", "OpenIntents",
+                "NotificationGeoClue", "NotificationPush", "NotificationEngine", "OpenIntents", "NotificationAPNsProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
