@@ -12,30 +12,25 @@ extension NotificationScheduler {
     /// - Returns: How many were stored and which ones the pending cap discarded.
     /// - Throws: ``BatchAddError`` when a request is refused (nothing is stored), ``EngineError`` with
     ///   `storeFailure` when the store fails (nothing is stored either).
-    public func add(contentsOf requests: [BatchRequest]) async throws -> BatchAddResult {
+    ///
+    /// The checks and fire dates of a large batch take milliseconds of CPU: they run off the scheduler's actor
+    /// (this method is `nonisolated`), which meanwhile delivers and accepts other adds.
+    public nonisolated func add(contentsOf requests: [BatchRequest]) async throws -> BatchAddResult {
         guard !requests.isEmpty else { return BatchAddResult(added: 0, discarded: []) }
         try await checkPlannedZone()
         let now = clock.now
         let calendar = clock.calendar
-        var refusals: [BatchAddError.Refusal] = []
         var denied: [String: Bool] = [:]
-        var pending: [PendingRequest] = []
-        pending.reserveCapacity(requests.count)
-        for (index, request) in requests.enumerated() {
-            do {
-                if denied[request.appID] == nil {
-                    denied[request.appID] = try await appState(appID: request.appID).authorization == .denied
-                }
-                if denied[request.appID] == true {
-                    throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(request.appID)")
-                }
-                let fireDate = try Self.checkedFirstFireDate(of: request.spec, at: now, calendar: calendar)
-                pending.append(PendingRequest(appID: request.appID, spec: request.spec, addedAt: now, nextFireDate: fireDate))
-            } catch let error as EngineError where error.code != .storeFailure {
-                refusals.append(BatchAddError.Refusal(index: index, error: error))
-            }
+        for appID in Set(requests.map(\.appID)) {
+            denied[appID] = try await appState(appID: appID).authorization == .denied
         }
-        guard refusals.isEmpty else { throw BatchAddError(refusals: refusals) }
+        // The checks and fire dates run on a thread of Dispatch's, not on the concurrency pool's few threads, which
+        // the delivery loop needs on time.
+        let checked = await Self.offPool { [denied] in Self.checked(requests, denied: denied, at: now, calendar: calendar) }
+        guard case .success(let pending) = checked else {
+            if case .failure(let error) = checked { throw error }
+            return BatchAddResult(added: 0, discarded: [])
+        }
 
         let apps = Set(requests.map(\.appID))
         var replaced: [String: [RequestSpec]] = [:]
@@ -44,7 +39,7 @@ extension NotificationScheduler {
             let specs = await pendingRequests(replacedBy: identifiers, appID: app)
             if !specs.isEmpty { replaced[app] = specs }
         }
-        let discarded = try await storeCall { try await store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
+        let discarded = try await Self.storeCall { try await store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
         let discardedByApp = Dictionary(grouping: discarded, by: \.appID)
         for app in apps where replaced[app] != nil || discardedByApp[app] != nil {
             await discardAttachments(of: (replaced[app] ?? []) + (discardedByApp[app] ?? []).map(\.spec), appID: app)
@@ -56,6 +51,36 @@ extension NotificationScheduler {
         }
         wake.signal()
         return BatchAddResult(added: pending.count, discarded: discarded)
+    }
+
+    /// Checks a batch: its requests with their first fire dates, or every refusal.
+    private static func checked(_ requests: [BatchRequest], denied: [String: Bool], at now: Date, calendar: Calendar)
+        -> Result<[PendingRequest], BatchAddError>
+    {
+        var refusals: [BatchAddError.Refusal] = []
+        var pending: [PendingRequest] = []
+        pending.reserveCapacity(requests.count)
+        for (index, request) in requests.enumerated() {
+            do {
+                if denied[request.appID] == true {
+                    throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(request.appID)")
+                }
+                let fireDate = try checkedFirstFireDate(of: request.spec, at: now, calendar: calendar)
+                pending.append(PendingRequest(appID: request.appID, spec: request.spec, addedAt: now, nextFireDate: fireDate))
+            } catch let error as EngineError {
+                refusals.append(BatchAddError.Refusal(index: index, error: error))
+            } catch {
+                refusals.append(BatchAddError.Refusal(index: index, error: EngineError(.invalidArgument, "\(error)")))
+            }
+        }
+        return refusals.isEmpty ? .success(pending) : .failure(BatchAddError(refusals: refusals))
+    }
+
+    /// Runs CPU-bound work on a Dispatch thread and waits for it without holding a thread of the concurrency pool.
+    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
     }
 
     /// The checks that do not depend on the clock: a trigger Apple would trap on, content that could not be read

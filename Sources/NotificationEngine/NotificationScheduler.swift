@@ -54,6 +54,10 @@ public actor NotificationScheduler {
     private var heldCheckedAt: UInt64 = 0
     /// Counts the changes to apps' state and categories, so that a read for `held` made across one is not kept.
     private var preparedEpoch: UInt64 = 0
+    /// The last of the fires being recorded in the background, in order (``record(_:)``).
+    private var recording: Task<Void, Never>?
+    /// The re-plan in progress after a zone change, and the zone it plans for (see ``checkPlannedZone()``).
+    private var replanning: (zone: String, task: Task<Int, any Error>)?
     /// How long the loop waits before asking a store that failed again.
     static let storeRetryDelay: TimeInterval = 10
 
@@ -331,13 +335,29 @@ public actor NotificationScheduler {
 
     /// Delivers everything due now, then returns how many notifications were shown.
     ///
-    /// This is one pass of the loop ``run()`` repeats; tests call it after advancing a manual clock.
+    /// This is one pass of the loop ``run()`` repeats; tests call it after advancing a manual clock. It returns once
+    /// every fire it made is recorded in the store.
     @discardableResult
     public func deliverDue() async -> Int {
+        let shown = await deliverDuePass()
+        await recordingsDone()
+        return shown
+    }
+
+    /// One pass of the loop: presents what is due; the fires are recorded in the background (``record(_:)``).
+    private func deliverDuePass() async -> Int {
+        var shown = 0
+        if zoneChangePending { shown += await presentHeldWhileReplanning() }
         do { try await checkPlannedZone() } catch { logger.error("could not re-plan after a zone change: \(error)") }
-        var shown = await presentHeld()
+        shown += await presentHeld()
         while true {
             let now = clock.now
+            // A read first (it waits for no writer): claiming is a write, which would wait behind another process's
+            // or an import's transaction even when nothing is due.
+            if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > now {
+                await advanceFloatingPlans(at: now)
+                return shown
+            }
             let claimed: [PendingRequest]
             do {
                 claimed = try await store.claimDue(
@@ -370,7 +390,7 @@ public actor NotificationScheduler {
         }
         while !Task.isCancelled {
             let seen = wake.generation
-            await deliverDue()
+            _ = await deliverDuePass()
             var horizon = clock.now.addingTimeInterval(configuration.claimAhead)
             var claimed = await claimAhead(dueBy: horizon)
             var next: Date?
@@ -407,6 +427,7 @@ public actor NotificationScheduler {
             await waitForWork(until: next, seen: seen)
             plannedWake = nil
         }
+        await recordingsDone()
         await releaseHeld()
     }
 
@@ -454,6 +475,8 @@ public actor NotificationScheduler {
     /// - Returns: How many requests were claimed.
     private func claimAhead(dueBy horizon: Date) async -> Int {
         guard configuration.claimAhead > 0, held.count < Self.claimBatch else { return 0 }
+        // Nothing falls due by the horizon: no write (see deliverDuePass).
+        if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > horizon { return 0 }
         let now = clock.now
         // Taken before the claim: a change signalled from here on may postdate what the claim read.
         let generation = wake.generation
@@ -563,7 +586,48 @@ public actor NotificationScheduler {
             shown += fired.shown
             completions += fired.completions
         }
-        await finish(completions)
+        record(completions)
+        return shown
+    }
+
+    /// Re-plans after a zone change and, while the re-plan runs (a transaction of tens of milliseconds with many
+    /// plans), presents the held requests that do not depend on the zone as they fall due: a re-plan delays no
+    /// time-interval, push or fixed-zone request. Held floating requests wait for the re-plan, which may move them.
+    /// Their fires are recorded once the re-plan has ended (it holds the store's write lock anyway).
+    private func presentHeldWhileReplanning() async -> Int {
+        let replan = Task { try await self.checkPlannedZone() }
+        var shown = 0
+        var completions: [Completion] = []
+        while true {
+            await recheckHeld()  // a read: it does not wait for the re-plan's transaction
+            let now = clock.now
+            let due = held.filter { !$0.request.isFloating && ($0.request.nextFireDate ?? now) <= now }
+            if !due.isEmpty {
+                let revisions = Set(due.map(\.request.revision))
+                held.removeAll { revisions.contains($0.request.revision) }
+                let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) {
+                    first, _ in first
+                }
+                let fired = await fire(due.map(\.request), prepared: prepared, recordEach: false)
+                shown += fired.shown
+                completions += fired.completions
+                continue
+            }
+            guard let next = held.first(where: { !$0.request.isFloating })?.request.nextFireDate else { break }
+            let clock = self.clock
+            let replanEnded = await FirstAnswer.race(
+                {
+                    _ = await replan.result
+                    return true
+                },
+                orElse: {
+                    try? await clock.sleep(until: next)
+                    return false
+                })
+            if replanEnded { break }
+        }
+        _ = await replan.result
+        record(completions)
         return shown
     }
 
@@ -582,8 +646,8 @@ public actor NotificationScheduler {
     /// no other.
     /// - Parameters:
     ///   - prepared: What was read ahead for each app.
-    ///   - recordEach: Record each fire as soon as it is presented (a crash then repeats at most the one being
-    ///     presented); otherwise the caller records them all with ``finish(_:)``.
+    ///   - recordEach: Hand each fire to ``record(_:)`` as soon as it is presented; otherwise the caller records them
+    ///     all.
     /// - Returns: How many were shown, and the fires left for the caller to record.
     private func fire(_ requests: [PendingRequest], prepared: [String: PreparedFire] = [:], recordEach: Bool) async
         -> (shown: Int, completions: [Completion])
@@ -617,9 +681,30 @@ public actor NotificationScheduler {
         for request in requests {
             let completion = await fire(request, prepared: prepared)
             if completion.delivered != nil { shown += 1 }
-            if recordEach { await finish([completion]) } else { completions.append(completion) }
+            if recordEach { record([completion]) } else { completions.append(completion) }
         }
         return (shown, completions)
+    }
+
+    /// Records fires in the store in the background, in order, so that the loop presents the next request on time
+    /// while the store is busy with another transaction (an import, a re-plan). Until a fire is recorded its claim
+    /// holds: nothing delivers it again unless this process dies first, and then the lease ends and it is delivered
+    /// again (at least once).
+    private func record(_ completions: [Completion]) {
+        guard !completions.isEmpty else { return }
+        let previous = recording
+        recording = Task { [weak self] in
+            await previous?.value
+            await self?.finish(completions)
+        }
+    }
+
+    /// Waits until every fire handed to ``record(_:)`` is recorded.
+    private func recordingsDone() async {
+        while let task = recording {
+            await task.value
+            if recording == task { recording = nil }
+        }
     }
 
     /// Records fires in the store, each followed by its badge.
@@ -748,8 +833,8 @@ public actor NotificationScheduler {
 
     /// Re-plans floating calendar triggers when the zone differs from the one the store's plan was made in.
     ///
-    /// Two callers that find the zone changed at the same moment (the loop and an add) may both re-plan: the second
-    /// finds every plan already moved and moves them to the same instants.
+    /// One re-plan runs at a time, in a task of its own: every caller that finds the zone changed (the loop, an add,
+    /// ``timeZoneDidChange()``) waits for the same one, and the actor stays free while it runs.
     func checkPlannedZone() async throws {
         let zone = clock.timeZone.identifier
         if plannedTimeZone == nil {
@@ -762,20 +847,46 @@ public actor NotificationScheduler {
             }
         }
         guard let planned = plannedTimeZone, planned != zone else { return }
-        let count = try await replanFloating()
-        try await storeCall { try await store.setMetadata(Self.planZoneKey, zone) }
-        logger.info("re-planned floating calendar triggers", metadata: ["from": "\(planned)", "to": "\(zone)", "count": "\(count)"])
+        let task: Task<Int, any Error>
+        if let replanning, replanning.zone == zone {
+            task = replanning.task
+        } else {
+            task = Task { [store, clock] in try await Self.replanFloating(store: store, clock: clock, zone: zone) }
+            replanning = (zone, task)
+        }
+        let count: Int
+        do {
+            count = try await task.value
+        } catch {
+            if replanning?.task == task { replanning = nil }
+            throw error
+        }
+        // The first caller back records the new zone; the others find it recorded.
+        guard replanning?.task == task else { return }
+        replanning = nil
         plannedTimeZone = zone
+        logger.info("re-planned floating calendar triggers", metadata: ["from": "\(planned)", "to": "\(zone)", "count": "\(count)"])
+        // Requests held for their old instants are checked against the store again before any is presented.
+        wake.signal()
     }
 
-    /// Moves every floating plan that is not yet due to its first match after now in the new zone. Requests with
-    /// identical components share one plan per app, and the store asks for one date per distinct component set,
-    /// whatever the number of requests and apps.
-    private func replanFloating() async throws -> Int {
+    /// Whether the system zone differs from the one the floating plans were made in (a re-plan is due or running).
+    private var zoneChangePending: Bool {
+        plannedTimeZone.map { $0 != clock.timeZone.identifier } ?? false
+    }
+
+    /// Moves every floating plan that is not yet due to its first match after now in the new zone, and records the
+    /// zone. Requests with identical components share one plan per app, and the store asks for one date per distinct
+    /// component set, whatever the number of requests and apps.
+    private static func replanFloating(store: any NotificationStore, clock: any NotificationClock, zone: String)
+        async throws -> Int
+    {
         let now = clock.now
         let calendar = clock.calendar
         return try await storeCall {
-            try await store.replanFloatingPlans(dueAfter: now) { Self.next($0, after: now, calendar: calendar) }
+            let count = try await store.replanFloatingPlans(dueAfter: now) { Self.next($0, after: now, calendar: calendar) }
+            try await store.setMetadata(Self.planZoneKey, zone)
+            return count
         }
     }
 
@@ -798,7 +909,19 @@ public actor NotificationScheduler {
         return TriggerPlanner.nextCalendarDate(after: date, matching: components, policy: matching, calendar: calendar)
     }
 
+    /// Maps the store's errors to ``EngineError`` with `storeFailure` (an `EngineError` passes as it is).
     func storeCall<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw EngineError(.storeFailure, "the notification store failed: \(error)")
+        }
+    }
+
+    /// ``storeCall(_:)`` for code that runs off the actor.
+    static func storeCall<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as EngineError {

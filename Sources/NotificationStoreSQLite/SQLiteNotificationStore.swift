@@ -233,8 +233,11 @@ public final class SQLiteNotificationStore: NotificationStore {
         -> [PendingRequest]
     {
         guard !requests.isEmpty else { return [] }
-        // Encoded before the transaction, so the write lock is held for the SQL alone, and on every core.
-        let (records, plans) = try Self.encoded(requests)
+        // Encoded before the transaction, so the write lock is held for the SQL alone, and on every core; on
+        // Dispatch's threads, so the caller's concurrency pool stays free for what must run on time.
+        let (records, plans) = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try Self.encoded(requests) }) }
+        }
         return try await write { db in
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row

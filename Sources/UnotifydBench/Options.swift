@@ -3,8 +3,8 @@ import Foundation
 /// The command line: `--quick` for small sizes (under a minute), full sizes by default.
 struct Options: Sendable {
     var quick = false
-    /// Which figures to measure (1…5).
-    var only: Set<Int> = [1, 2, 3, 4, 5]
+    /// Which figures to measure (1…6).
+    var only: Set<Int> = [1, 2, 3, 4, 5, 6]
     /// The `unotifyd` binary to spawn; by default the one next to this executable.
     var unotifydPath: String?
     /// Stage store fills on tmpfs (`/dev/shm`) when there is one.
@@ -30,13 +30,25 @@ struct Options: Sendable {
     /// 5b: the apps of the variant where every app has every components (one plan per app and components); 0 skips it.
     var spreadApps = 100
 
+    /// 6: requests due over `stallSpan` seconds while re-plans (of 5b's spreadApps × combinations plans) and an import
+    /// in batches of `stallImportBatch` run.
+    var stallCount = 200
+    var stallSpan = 20.0
+    var stallImportBatch = 5_000
+    /// 6: what keeps the store busy (`--stall-load replan,import`), and the engine's claim-ahead (its default if nil).
+    var stallLoads: Set<String> = ["replan", "import"]
+    var stallClaimAhead: Double?
+    var stallReplanEvery = 1.0
+
     /// 5b's requests: every app × every components at least once, and a fifth of figure 5's.
     var spreadRows: Int { max(spreadApps * combinations, replanRows / 5) }
 
     static let usage = """
-        usage: unotifyd-bench [--quick] [--only 1,2,3,4,5] [--unotifyd PATH] [--no-tmpfs-staging]
+        usage: unotifyd-bench [--quick] [--only 1,2,3,4,5,6] [--unotifyd PATH] [--no-tmpfs-staging]
                               [--adds N] [--clients N] [--rate-seconds S] [--idle-rows N] [--idle-window S]
                               [--memory-rows N] [--replan-rows N] [--combinations N] [--spread-apps N]
+                              [--stall-count N] [--stall-span S] [--stall-import-batch N]
+                              [--stall-load replan,import] [--stall-claim-ahead S] [--stall-replan-every S]
 
           1  add round trip p50/p99 through the daemon vs embedded NotificationScheduler.add
           2  sustained adds/s with 8 (--clients N) concurrent clients, as many apps, vs one client
@@ -44,6 +56,8 @@ struct Options: Sendable {
           4  VmRSS of a spawned unotifyd with many pending requests vs an empty store
           5  re-planning after a zone change of floating calendar triggers vs Calendar.nextDate
              (5b: the same with every app holding every components: apps × components plans; --spread-apps 0 skips it)
+          6  lateness of requests due while re-plans of spread-apps × combinations plans and an import keep the
+             store busy, vs a bare sleep(until:) (issue 11: every one within 5 ms)
 
         Build: swift build -c release --scratch-path .build-dbench --product unotifyd-bench
                swift build -c release --scratch-path .build-dbench --product unotifyd
@@ -77,8 +91,8 @@ struct Options: Sendable {
             case "--quick": break
             case "--only":
                 let figures = try value().split(separator: ",").compactMap { Int($0) }
-                guard !figures.isEmpty, figures.allSatisfy((1...5).contains) else {
-                    throw BenchError("--only takes figure numbers 1…5, comma-separated")
+                guard !figures.isEmpty, figures.allSatisfy((1...6).contains) else {
+                    throw BenchError("--only takes figure numbers 1…6, comma-separated")
                 }
                 options.only = Set(figures)
             case "--unotifyd": options.unotifydPath = try value()
@@ -91,6 +105,17 @@ struct Options: Sendable {
             case "--memory-rows": options.memoryRows = try integer()
             case "--replan-rows": options.replanRows = try integer()
             case "--combinations": options.combinations = try integer()
+            case "--stall-count": options.stallCount = try integer()
+            case "--stall-span": options.stallSpan = try seconds()
+            case "--stall-import-batch": options.stallImportBatch = try integer()
+            case "--stall-claim-ahead": options.stallClaimAhead = try seconds()
+            case "--stall-replan-every": options.stallReplanEvery = try seconds()
+            case "--stall-load":
+                let loads = Set(try value().split(separator: ",").map(String.init))
+                guard !loads.isEmpty, loads.isSubset(of: ["replan", "import"]) else {
+                    throw BenchError("--stall-load takes replan, import or both, comma-separated")
+                }
+                options.stallLoads = loads
             case "--spread-apps":
                 let text = try value()
                 guard let number = Int(text), number >= 0 else {
@@ -118,6 +143,8 @@ struct Options: Sendable {
         memoryRows = 10_000
         probeAdds = 100
         replanRows = 10_000
+        stallCount = 60
+        stallSpan = 6
         spreadApps = 10
     }
 

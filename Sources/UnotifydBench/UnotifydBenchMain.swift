@@ -106,6 +106,11 @@ enum UnotifydBench {
                 say()
             }
         }
+        if options.only.contains(6) {
+            figures += figureStalls(try await measureStalls(options: options, folder: folder))
+            progress("figure 6 done at \(Format.duration(started.duration(to: .now).seconds))")
+            say()
+        }
         var table = Table(["#", "Measure", "Result", "Baseline (same run)", "Ratio"])
         for figure in figures {
             table.add([figure.number, figure.measure, figure.result, figure.baseline, figure.ratio])
