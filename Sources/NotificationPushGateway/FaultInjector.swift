@@ -7,17 +7,17 @@ import Synchronization
 /// request it matches, so a given seed picks the same requests of a given sequence; changing a rule starts its
 /// sequence again.
 final class FaultInjector: Sendable {
-    private let rules: @Sendable () -> [APNsFaultRule]
+    private let rules: @Sendable () async -> [APNsFaultRule]
     /// Per rule (by its whole value): the generator's state.
     private let generators = Mutex<[APNsFaultRule: UInt64]>([:])
 
-    init(rules: @escaping @Sendable () -> [APNsFaultRule]) {
+    init(rules: @escaping @Sendable () async -> [APNsFaultRule]) {
         self.rules = rules
     }
 
     /// The rule that applies to a request to `path` with `topic`, if any.
-    func rule(path: String, topic: String?) -> APNsFaultRule? {
-        let current = rules()
+    func rule(path: String, topic: String?) async -> APNsFaultRule? {
+        let current = await rules()
         guard !current.isEmpty else { return nil }
         let token = path.hasPrefix("/3/device/") ? path.dropFirst("/3/device/".count) : nil
         return generators.withLock { generators in
@@ -32,6 +32,11 @@ final class FaultInjector: Sendable {
             }
             return nil
         }
+    }
+
+    /// Whether a ``APNsFaultRule/Action/shutdown`` rule is in force: new connections are then closed at once.
+    func refusesConnections() async -> Bool {
+        await rules().contains { $0.action == .shutdown }
     }
 
     /// SplitMix64: small, fast, and the same on every platform.

@@ -126,7 +126,7 @@ struct TransportTests {
         let id = "123e4567-e89b-12d3-a456-426614174000"
         let response = await answerer.answer(
             APNsRequest(path: Self.path, headers: [("apns-id", id)], body: Self.body),
-            connection: ConnectionTokenState())
+            connection: ConnectionState())
         #expect(response.status == 503 && response.reason == .shutdown && response.apnsID == id)
     }
 
