@@ -9,11 +9,13 @@ import Synchronization
 /// (no change) costs no JSON decoding.
 ///
 /// Rules that cannot be read (a store written by a newer version, a damaged value) apply none, with one error in the
-/// log per stored text; the endpoint keeps answering.
+/// log per stored text (and one while the store cannot be read at all); the endpoint keeps answering.
 final class APNsFaultRuleCache: Sendable {
     private struct Decoded {
         var stored: String?
         var rules: [APNsFaultRule]
+        /// Whether the last read of the store failed (said once, until a read succeeds again).
+        var readFailed = false
     }
 
     private let store: any NotificationStore
@@ -31,9 +33,14 @@ final class APNsFaultRuleCache: Sendable {
         do {
             stored = try store.storedAPNsFaultRules()
         } catch {
-            logger.error("cannot read the APNs fault rules from the store: \(error); none apply")
+            let first = decoded.withLock { decoded in
+                defer { decoded.readFailed = true }
+                return !decoded.readFailed
+            }
+            if first { logger.error("cannot read the APNs fault rules from the store: \(error); none apply") }
             return []
         }
+        decoded.withLock { $0.readFailed = false }
         if let cached = decoded.withLock({ $0.stored == stored ? $0.rules : nil }) { return cached }
         let rules: [APNsFaultRule]
         do {
