@@ -30,6 +30,13 @@ final class ConnectionGuard: ChannelInboundHandler {
         context.fireChannelRead(data)
     }
 
+    /// An HTTP/2 connection error (a frame that breaks the protocol, a stream beyond the limit): NIO has sent its
+    /// GOAWAY; the connection must then be closed (RFC 9113, 5.4.1), or it would linger until the idle timeout.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard isHTTP2 else { return context.fireErrorCaught(error) }
+        context.close(promise: nil)
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ConnectionIdleEvent {
             goAway(APNsReason.idleTimeout, lastStreamID: .maxID, context: context, thenClose: true)

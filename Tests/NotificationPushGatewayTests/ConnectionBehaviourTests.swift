@@ -5,6 +5,43 @@ import Testing
 
 @testable import NotificationPushGateway
 
+/// A client that ignores the stream limit: raw frames (the preface, SETTINGS and its ACK, then two HEADERS
+/// frames without END_STREAM, literal HPACK), then it reports the frames it gets until the endpoint closes.
+private let streamLimitViolatorScript = #"""
+    import socket, struct, sys
+    port = int(sys.argv[1])
+    def frame(kind, flags, stream, payload=b""):
+        return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+    def literal(name, value):
+        return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+    headers = b"".join(literal(n, v) for n, v in [(b":method", b"POST"), (b":scheme", b"http"),
+                       (b":authority", b"localhost"), (b":path", b"/3/device/" + b"00" * 32), (b"apns-topic", b"a")])
+    s = socket.create_connection(("127.0.0.1", port), timeout=20)
+    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0))
+    received = b""
+    def read_frames(until):
+        global received
+        kinds = []
+        while True:
+            while len(received) >= 9 and len(received) >= 9 + int.from_bytes(received[:3], "big"):
+                length = int.from_bytes(received[:3], "big")
+                kind, payload = received[3], received[9:9 + length]
+                kinds.append((kind, payload))
+                received = received[9 + length:]
+                if until(kind, payload):
+                    return kinds, False
+            chunk = s.recv(65535)
+            if not chunk:
+                return kinds, True
+            received += chunk
+    # The endpoint's SETTINGS (one stream allowed); ACK them, so they apply.
+    read_frames(lambda kind, payload: kind == 4 and len(payload) > 0)
+    s.sendall(frame(4, 1, 0) + frame(1, 4, 1, headers) + frame(1, 4, 3, headers))
+    kinds, closed = read_frames(lambda kind, payload: False)
+    goaway = [payload for kind, payload in kinds if kind == 7]
+    print("goaway" if goaway else "no-goaway", "closed" if closed else "open")
+    """#
+
 /// Connection behaviour as APNs documents it, read frame by frame with Python's h2: the stream limit before and after
 /// the first valid provider token, one team per connection.
 @Suite(
@@ -82,6 +119,20 @@ struct ConnectionBehaviourTests {
         #expect(reports["second"]?.goaway == #"{"reason":"InternalServerError"}"#)
         #expect(reports["second"]?.last_stream == 3)
         #expect(reports["third"]?.ended == "closed-before")
+        await fixture.endpoint.stop()
+    }
+
+    @Test("a client that opens a second stream while one is allowed gets a GOAWAY and the connection is closed")
+    func streamLimitViolation() async throws {
+        let folder = try temporaryFolder("gw-violator")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try await makeAuthKey(keyID: "KEY1234567", in: folder)
+        let verifier = try await ProviderTokenVerifier(authKeys: folder.path, teamID: nil)
+        let fixture = try await EndpointFixture { $0.providerTokens = verifier }
+        let script = folder.appendingPathComponent("violate.py")
+        try Data(streamLimitViolatorScript.utf8).write(to: script)
+        let result = try await runProgram(try #require(testPython), [script.path, "\(fixture.port)"], timeout: 60)
+        #expect(result.stdout == "goaway closed\n", "\(result.stdout) \(result.stderr)")
         await fixture.endpoint.stop()
     }
 }
