@@ -93,8 +93,8 @@ public actor APNsEndpoint {
         let tls = try configuration.tls.map(Self.makeTLSContext)
         let answerer = answerer
         let connections = connections
-        let idleTimeout = configuration.idleTimeout
         let clock = configuration.clock
+        let idleWatch = IdleWatch(timeout: configuration.idleTimeout, clock: clock)
         let streams = Streams(
             limit: configuration.maximumConcurrentStreams,
             oneUntilToken: configuration.providerTokens != nil && configuration.oneStreamUntilProviderToken)
@@ -112,7 +112,7 @@ public actor APNsEndpoint {
                         return !refused
                     }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout, clock: clock))
+                    try sync.addHandler(IdleTimeoutHandler(watch: idleWatch))
                     let certificate = CertificateSlot()
                     if let tls {
                         if let roots = tls.clientRoots {

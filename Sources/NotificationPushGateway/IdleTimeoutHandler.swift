@@ -6,20 +6,63 @@ import Synchronization
 /// Sent down a connection's pipeline when it has read nothing for the endpoint's idle timeout.
 struct ConnectionIdleEvent: Sendable {}
 
-/// Watches a connection's reads on the endpoint's clock: when nothing arrived for `timeout`, it sends a
-/// ``ConnectionIdleEvent`` down the pipeline, and ``ConnectionGuard`` says GOAWAY `{"reason":"IdleTimeout"}` and
-/// closes.
-///
-/// NIO's `IdleStateHandler` measures real time on the event loop; this handler sleeps on the injected
-/// `NotificationClock` instead, so a test that moves a manual clock past the timeout ends the connection at once,
-/// however loaded the machine is. The deadline is always the last read plus `timeout`, never "when the watcher
-/// last woke", so it does not matter when the watching task gets to run.
+/// Notes a connection's reads for the endpoint's ``IdleWatch``: when nothing arrived for the idle timeout, the watch
+/// sends a ``ConnectionIdleEvent`` down the pipeline, and ``ConnectionGuard`` says GOAWAY `{"reason":"IdleTimeout"}`
+/// and closes.
 final class IdleTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
-    /// The instant of the connection's last read, written on the event loop and read by the watcher.
-    private final class LastRead: Sendable {
+    private let watch: IdleWatch
+    private let lastRead: IdleWatch.LastRead
+
+    /// - Parameter watch: The endpoint's watch.
+    init(watch: IdleWatch) {
+        self.watch = watch
+        self.lastRead = IdleWatch.LastRead(watch.clock.now)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        watch.add(context.channel, lastRead: lastRead)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        watch.remove(context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastRead.value = watch.clock.now
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        watch.remove(context.channel)
+        context.fireChannelInactive()
+    }
+
+    /// A connection idle before it chose HTTP/2 or HTTP/1.1 (nothing sent, or a TLS handshake never finished) has
+    /// no ``ConnectionGuard`` to say GOAWAY: it is closed here.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ConnectionIdleEvent, (try? context.pipeline.syncOperations.handler(type: ConnectionGuard.self)) == nil {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Watches every connection of an endpoint for idleness on the endpoint's clock, with one task for all of them (a
+/// task per connection cost about 3 KB of each idle connection's 31).
+///
+/// NIO's `IdleStateHandler` measures real time on the event loop; the watch sleeps on the injected
+/// `NotificationClock` instead, so a test that moves a manual clock past the timeout ends the connection at once,
+/// however loaded the machine is. A connection's deadline is always its last read plus the timeout, never "when
+/// the watch last woke". The task sleeps until the earliest deadline; a connection added later has a later one
+/// (now plus the timeout), and a read only moves a deadline later, so nothing ever needs to wake it early. It ends
+/// when no connection is left, and the next connection starts another.
+final class IdleWatch: Sendable {
+    /// The instant of a connection's last read, written on its event loop and read by the watch.
+    final class LastRead: Sendable {
         private let instant: Mutex<Date>
         init(_ instant: Date) { self.instant = Mutex(instant) }
         var value: Date {
@@ -28,51 +71,69 @@ final class IdleTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private let timeout: TimeInterval
-    private let clock: any NotificationClock
-    private let lastRead: LastRead
-    private var watcher: Task<Void, Never>?
+    private struct Watched {
+        var channel: any Channel
+        var lastRead: LastRead
+    }
 
-    /// - Parameters:
-    ///   - timeout: How long the connection may read nothing.
-    ///   - clock: The endpoint's clock.
+    private struct State {
+        var connections: [ObjectIdentifier: Watched] = [:]
+        var watching = false
+    }
+
+    /// How long a connection may read nothing.
+    let timeout: TimeInterval
+    /// The endpoint's clock.
+    let clock: any NotificationClock
+    private let state = Mutex(State())
+
     init(timeout: TimeInterval, clock: any NotificationClock) {
         self.timeout = timeout
         self.clock = clock
-        self.lastRead = LastRead(clock.now)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        let channel = context.channel
-        let timeout = timeout, clock = clock, lastRead = lastRead
-        watcher = Task {
-            while true {
-                do {
-                    try await clock.sleep(until: lastRead.value.addingTimeInterval(timeout))
-                } catch {
-                    return  // cancelled: the connection closed
+    /// Watches a connection from now on.
+    func add(_ channel: any Channel, lastRead: LastRead) {
+        let start = state.withLock { state in
+            state.connections[ObjectIdentifier(channel)] = Watched(channel: channel, lastRead: lastRead)
+            defer { state.watching = true }
+            return !state.watching
+        }
+        if start { Task { await watch() } }
+    }
+
+    /// Stops watching a connection (it closed).
+    func remove(_ channel: any Channel) {
+        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// Sleeps until the earliest deadline, ends the connections idle by then, and again, while any is left.
+    private func watch() async {
+        while true {
+            let now = clock.now
+            let (idle, earliest) = state.withLock { state -> ([any Channel], Date?) in
+                var idle: [any Channel] = []
+                var earliest: Date?
+                for (id, watched) in state.connections {
+                    let deadline = watched.lastRead.value.addingTimeInterval(timeout)
+                    if now >= deadline {
+                        idle.append(watched.channel)
+                        state.connections[id] = nil
+                    } else if earliest.map({ deadline < $0 }) ?? true {
+                        earliest = deadline
+                    }
                 }
-                if clock.now >= lastRead.value.addingTimeInterval(timeout) {
-                    channel.pipeline.fireUserInboundEventTriggered(ConnectionIdleEvent())
-                    return
-                }
+                if earliest == nil { state.watching = false }
+                return (idle, earliest)
+            }
+            for channel in idle { channel.pipeline.fireUserInboundEventTriggered(ConnectionIdleEvent()) }
+            guard let earliest else { return }
+            do {
+                try await clock.sleep(until: earliest)
+            } catch {
+                state.withLock { $0.watching = false }  // cancelled: the next connection starts another
+                return
             }
         }
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        watcher?.cancel()
-        watcher = nil
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastRead.value = clock.now
-        context.fireChannelRead(data)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        watcher?.cancel()
-        watcher = nil
-        context.fireChannelInactive()
     }
 }
