@@ -123,7 +123,8 @@ public actor APNsEndpoint {
                                     let der = chain.map { (try? $0.toDERBytes()) ?? [] }
                                     let now = clock.now
                                     Task {
-                                        certificate.value = await ClientCertificate.read(chain: der, roots: roots, now: now)
+                                        certificate.value = await ClientCertificate.read(
+                                            chain: der, roots: roots, now: now)
                                         promise.succeed(.certificateVerified)
                                     }
                                 })
@@ -267,7 +268,8 @@ public actor APNsEndpoint {
         } catch {
             throw APNsEndpointError.tls("cannot load \(tls.certificatePath) / \(tls.keyPath): \(error)")
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain, privateKey: .privateKey(key))
         configuration.applicationProtocols = ["h2", "http/1.1"]
         var clientRoots: [Certificate]?
         if let path = tls.clientCertificateAuthorityPath {

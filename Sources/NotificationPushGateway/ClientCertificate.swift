@@ -52,7 +52,9 @@ struct ClientCertificate: Sendable, Hashable {
         } catch {
             return .bad("the certificate cannot be read: \(error)")
         }
-        var verifier = Verifier(rootCertificates: CertificateStore(roots)) { RFC5280Policy(fixedExpiryValidationTime: now) }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: now)
+        }
         switch await verifier.validate(leaf: leaf, intermediates: CertificateStore(intermediates)) {
         case .validCertificate: break
         case .couldNotValidate(let failures):

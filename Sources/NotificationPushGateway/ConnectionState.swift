@@ -65,7 +65,8 @@ final class ConnectionState: Sendable {
             defer { state.tokenSeen = true }
             let first = !state.tokenSeen
             if let current = state.token, current.value == token { return (true, first) }
-            if let minimumInterval, let previous = state.token, now.timeIntervalSince(previous.since) < minimumInterval {
+            if let minimumInterval, let previous = state.token, now.timeIntervalSince(previous.since) < minimumInterval
+            {
                 return (false, first)
             }
             state.token = (token, now)

@@ -97,7 +97,8 @@ final class RequestAnswerer: Sendable {
         guard await connection.admitted() else {
             // A connection a shutdown rule refused: it is closing, nothing goes out on it.
             let response = APNsResponse(
-                reason: APNsReason.shutdown.with(detail: "the connection was refused by a shutdown fault rule"), apnsID: id)
+                reason: APNsReason.shutdown.with(detail: "the connection was refused by a shutdown fault rule"),
+                apnsID: id)
             log(request, response, connection: connection, received: received)
             return await deliver(response)
         }
@@ -125,13 +126,15 @@ final class RequestAnswerer: Sendable {
 
     /// Records a request and its answer in the request log, when there is one.
     private func log(
-        _ request: APNsRequest, _ response: APNsResponse, connection: ConnectionState, received: (Date, ContinuousClock.Instant)
+        _ request: APNsRequest, _ response: APNsResponse, connection: ConnectionState,
+        received: (Date, ContinuousClock.Instant)
     ) {
         guard let requestLog else { return }
         let elapsed = (ContinuousClock.now - received.1).components
         requestLog.record(
             APNsLogEntry(
-                receivedAt: received.0, connection: String(UInt(bitPattern: ObjectIdentifier(connection).hashValue) % 0x10000, radix: 16),
+                receivedAt: received.0,
+                connection: String(UInt(bitPattern: ObjectIdentifier(connection).hashValue) % 0x10000, radix: 16),
                 environment: environment, method: request.method, path: request.path,
                 headers: request.headers.map { ($0.name, $0.value) }, payload: request.body, status: response.status,
                 reason: response.reason?.reason, apnsID: response.apnsID,
@@ -182,12 +185,15 @@ final class RequestAnswerer: Sendable {
         }
         if let limit = maximumRequestsPerTokenPerSecond, !admit(path: request.path, limit: limit) {
             return (
-                APNsResponse(reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id),
+                APNsResponse(
+                    reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id),
                 nil
             )
         }
         let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
-        guard let rule = await faults.rule(path: request.path, topic: topic) else { return (await responder(request), nil) }
+        guard let rule = await faults.rule(path: request.path, topic: topic) else {
+            return (await responder(request), nil)
+        }
         if rule.delay > 0 { try? await clock.sleep(until: clock.now.addingTimeInterval(rule.delay)) }
         let detail = "fault rule \(rule.id)"
         switch rule.action {
@@ -197,7 +203,9 @@ final class RequestAnswerer: Sendable {
         case .hold:
             // No answer: the stream stays open until the connection closes (or the endpoint stops and closes it).
             await connection.closed()
-            return (APNsResponse(reason: APNsReason.shutdown.with(detail: "\(detail) held it unanswered"), apnsID: id), nil)
+            return (
+                APNsResponse(reason: APNsReason.shutdown.with(detail: "\(detail) held it unanswered"), apnsID: id), nil
+            )
         case .close:
             let response = await responder(request)
             guard connection.countMatch(rule: rule.id) >= rule.count ?? 1 else { return (response, nil) }

@@ -121,7 +121,8 @@ struct ClientCertificateTests {
         let reports = try await runFrameClient(
             port: fixture.port,
             steps: [
-                FrameStep(label: "first", path: path, headers: ["apns-topic": certificateAppID], thenWaitForGoAway: true),
+                FrameStep(
+                    label: "first", path: path, headers: ["apns-topic": certificateAppID], thenWaitForGoAway: true),
                 FrameStep(label: "second", path: path, headers: ["apns-topic": certificateAppID]),
             ],
             cafile: certificates.server.certificate, certificate: certificates.client(certificate))
@@ -147,14 +148,17 @@ struct ClientCertificateTests {
                     FrameStep(label: "unlisted", path: path, headers: ["apns-topic": "com.example.other"]),
                 ],
                 cafile: certificates.server.certificate, certificate: certificates.client("universal"))
-            #expect(reports["no-topic"]?.status == 400 && reports["no-topic"]?.reason == "MissingTopic", "\(environment)")
+            #expect(
+                reports["no-topic"]?.status == 400 && reports["no-topic"]?.reason == "MissingTopic", "\(environment)")
             #expect(reports["topic"]?.status == 200, "\(environment)")
             #expect(reports["unlisted"]?.reason == "TopicDisallowed", "\(environment)")
             await fixture.endpoint.stop()
         }
     }
 
-    @Test("a certificate not from the authority, or without Apple's extensions: 403 BadCertificate and GOAWAY", arguments: ["self", "plain"])
+    @Test(
+        "a certificate not from the authority, or without Apple's extensions: 403 BadCertificate and GOAWAY",
+        arguments: ["self", "plain"])
     func bad(certificate: String) async throws {
         let certificates = try await TestCertificates()
         defer { certificates.remove() }

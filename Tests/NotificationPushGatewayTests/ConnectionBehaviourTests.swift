@@ -102,7 +102,9 @@ struct ConnectionBehaviourTests {
         await fixture.endpoint.stop()
     }
 
-    @Test("a fatal answer goes out, then GOAWAY (NO_ERROR, last stream the one answered) with the reason's JSON, then close")
+    @Test(
+        "a fatal answer goes out, then GOAWAY (NO_ERROR, last stream the one answered) with the reason's JSON, then close"
+    )
     func fatalGoAway() async throws {
         let rule = try APNsFaultRule(id: "flaky", action: .close, reason: "InternalServerError", count: 2)
         let fixture = try await EndpointFixture { $0.faultRules = { [rule] } }

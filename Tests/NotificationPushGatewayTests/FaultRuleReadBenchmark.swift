@@ -13,7 +13,9 @@ import Testing
 /// request; it now reads their stored text and decodes only when it changed (``APNsFaultRuleCache``). Both are
 /// measured in the same run, on a file-backed store holding three rules that match none of the requests. Opt-in:
 /// `OPENUN_BENCH=1 swift test --filter FaultRuleReadBenchmark` (figures in docs/benchmarks-apns.md).
-@Suite("APNs fault rule reads benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
+@Suite(
+    "APNs fault rule reads benchmark", .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
 struct FaultRuleReadBenchmark {
     @Test("rules read per request: decode every time vs decode on change; alone and on the push path")
     func compare() async throws {
@@ -24,7 +26,8 @@ struct FaultRuleReadBenchmark {
         let token = try await system.scheduler.registerForRemoteNotifications(appID: testAppID).token
         let store = system.scheduler.store
         try store.setAPNsFaultRules([
-            try APNsFaultRule(id: "busy", reason: "TooManyRequests", topic: "com.example.busy", fraction: 0.25, seed: 7),
+            try APNsFaultRule(
+                id: "busy", reason: "TooManyRequests", topic: "com.example.busy", fraction: 0.25, seed: 7),
             try APNsFaultRule(id: "gone", reason: "Unregistered", token: String(repeating: "ab", count: 32)),
             try APNsFaultRule(id: "flaky", action: .close, count: 100, topic: "com.example.flaky"),
         ])
@@ -45,7 +48,8 @@ struct FaultRuleReadBenchmark {
         let aloneBefore = await perCall(decodeEveryTime)
         let aloneAfter = await perCall(decodeOnChange)
 
-        func pushPath(_ read: @escaping @Sendable () async -> [APNsFaultRule]) async throws -> EndpointBenchmark.Figures {
+        func pushPath(_ read: @escaping @Sendable () async -> [APNsFaultRule]) async throws -> EndpointBenchmark.Figures
+        {
             var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
             configuration.maximumRequestsPerTokenPerSecond = nil
             configuration.faultRules = read

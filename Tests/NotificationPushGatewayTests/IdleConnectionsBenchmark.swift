@@ -34,7 +34,9 @@ private let holderScript = #"""
 /// What 1,000 idle HTTP/2 connections cost a real `unotifyd`: its VmRSS before and while they are held open, h2c
 /// and TLS, in the same run. Opt-in: `OPENUN_BENCH=1 swift test --filter IdleConnectionsBenchmark` (figures in
 /// docs/benchmarks-apns.md). The issue's target: under 50 MB for 1,000 connections.
-@Suite("APNs idle connections benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
+@Suite(
+    "APNs idle connections benchmark", .serialized,
+    .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
 struct IdleConnectionsBenchmark {
     static func residentKilobytes(_ pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
@@ -94,7 +96,8 @@ struct IdleConnectionsBenchmark {
             try warmInput.fileHandleForWriting.close()
             await killAndWait(warm)
             let before = try Self.residentKilobytes(daemon.processIdentifier)
-            let (holder, input) = try await Self.hold(count, port: port, cafile: tls ? certificate : nil, python: python)
+            let (holder, input) = try await Self.hold(
+                count, port: port, cafile: tls ? certificate : nil, python: python)
             let during = try Self.residentKilobytes(daemon.processIdentifier)
             try input.fileHandleForWriting.close()
             await killAndWait(holder)

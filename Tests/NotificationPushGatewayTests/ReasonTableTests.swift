@@ -53,7 +53,10 @@ struct ReasonCase: Sendable, CustomTestStringConvertible {
         extra: [[String]] = [], method: String? = nil, body: String? = nil, path: String? = nil
     ) {
         self.init(reason, status, setup) { fixturePath in
-            [FrameStep(label: "it", path: path ?? fixturePath, headers: headers, extra: extra, method: method, body: body)]
+            [
+                FrameStep(
+                    label: "it", path: path ?? fixturePath, headers: headers, extra: extra, method: method, body: body)
+            ]
         }
     }
 
@@ -78,11 +81,14 @@ struct ReasonCase: Sendable, CustomTestStringConvertible {
         ReasonCase("PayloadEmpty", 400, body: ""),
         ReasonCase("TopicDisallowed", 400, .certificate("development"), headers: ["apns-topic": "com.example.other"]),
         ReasonCase("BadCertificate", 403, .certificate("self"), headers: ["apns-topic": certificateAppID]),
-        ReasonCase("BadCertificateEnvironment", 403, .certificate("production"), headers: ["apns-topic": certificateAppID]),
         ReasonCase(
-            "ExpiredProviderToken", 403, .tokens, headers: topic.merging(["authorization": goodToken + ":-7200"]) { $1 }),
+            "BadCertificateEnvironment", 403, .certificate("production"), headers: ["apns-topic": certificateAppID]),
+        ReasonCase(
+            "ExpiredProviderToken", 403, .tokens, headers: topic.merging(["authorization": goodToken + ":-7200"]) { $1 }
+        ),
         ReasonCase("Forbidden", 403, rule("Forbidden")),
-        ReasonCase("InvalidProviderToken", 403, .tokens, headers: topic.merging(["authorization": "bearer x.y.z"]) { $1 }),
+        ReasonCase(
+            "InvalidProviderToken", 403, .tokens, headers: topic.merging(["authorization": "bearer x.y.z"]) { $1 }),
         ReasonCase("MissingProviderToken", 403, .tokens, headers: topic),
         ReasonCase("UnrelatedKeyIdInToken", 403, rule("UnrelatedKeyIdInToken")),
         ReasonCase("BadEnvironmentKeyIdInToken", 403, rule("BadEnvironmentKeyIdInToken")),
@@ -166,7 +172,11 @@ struct ReasonTableTests {
             case .ruleAfterConnecting(let rule):
                 // The endpoint reads the rules as it accepts the connection, then for each request.
                 let reads = Shared(0)
-                configuration.faultRules = { reads.update { $0 += 1; return $0 } > 1 ? [rule] : [] }
+                configuration.faultRules = {
+                    reads.update {
+                        $0 += 1; return $0
+                    } > 1 ? [rule] : []
+                }
             case .rate: configuration.maximumRequestsPerTokenPerSecond = 1
             case .idle:
                 configuration.clock = SystemNotificationClock()
