@@ -66,7 +66,7 @@ let certificateAppID = "com.example.app"
 /// TLS: BadCertificate, BadCertificateEnvironment (each ending the connection with a GOAWAY), TopicDisallowed,
 /// MissingTopic, the certificate's topic by default.
 @Suite(
-    "APNs endpoint client certificates", .serialized,
+    "APNs endpoint client certificates", .serialized, .timeLimit(.minutes(2)),
     .enabled(if: testPython != nil, "run scripts/test once (it makes a python with h2) or set OPENUN_PYTHON"))
 struct ClientCertificateTests {
     /// An endpoint for `environment` asking for client certificates from the recipe's CA, with a token of

@@ -45,7 +45,7 @@ private let streamLimitViolatorScript = #"""
 /// Connection behaviour as APNs documents it, read frame by frame with Python's h2: the stream limit before and after
 /// the first valid provider token, one team per connection.
 @Suite(
-    "APNs endpoint connection behaviour", .serialized,
+    "APNs endpoint connection behaviour", .serialized, .timeLimit(.minutes(2)),
     .enabled(if: testPython != nil, "run scripts/test once (it makes a python with h2 and pyjwt) or set OPENUN_PYTHON"))
 struct ConnectionBehaviourTests {
     @Test(
