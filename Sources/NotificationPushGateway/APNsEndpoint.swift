@@ -117,7 +117,8 @@ public actor APNsEndpoint {
                     if let tls {
                         if let roots = tls.clientRoots {
                             // The presented chain is read and checked here, and the handshake always goes on: a bad
-                            // certificate is answered 403 BadCertificate on the connection, as APNs answers.
+                            // certificate is answered 403 BadCertificate on the connection, so the reason reaches the
+                            // provider (APNs refuses a certificate Apple did not issue during the handshake).
                             try sync.addHandler(
                                 NIOSSLServerHandler(context: tls.context) { chain, promise in
                                     let der = chain.map { (try? $0.toDERBytes()) ?? [] }
