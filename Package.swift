@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -42,7 +44,8 @@ let package = Package(
         .target(name: "NotificationLocation", dependencies: ["NotificationModel"]),
         // Remote notifications: APNs payloads into requests, device tokens, `.apns` files.
         .target(name: "NotificationPush", dependencies: ["NotificationModel", "NotificationEngine"]),
-        // The APNs provider API on loopback: HTTP/2 (h2c and TLS) and HTTP/1.1, ES256 provider tokens.
+        // The APNs provider API on loopback: HTTP/2 (h2c and TLS) and HTTP/1.1, ES256 provider tokens, client
+        // certificates as Apple issues them (X509 reads them).
         .target(
             name: "NotificationPushGateway",
             dependencies: [
@@ -50,6 +53,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // The APNs provider client: sends notifications to Apple's hosts or any APNs-compatible endpoint over HTTP/2,

@@ -44,7 +44,8 @@ public struct DaemonAPNsEndpoint: Sendable {
         }
         // Fault rules live in the store (`unotify apns fault`), so that any process sets them.
         let store = scheduler.store
-        configuration.faultRules = { (try? await store.apnsFaultRules()) ?? [] }
+        let faultRules = APNsFaultRuleCache(store: store, logger: logger)
+        configuration.faultRules = { await faultRules.rules() }
         if logSize > 0 {
             configuration.requestLog = APNsRequestLog(keep: logSize, logger: logger) { entries, keep in
                 try await store.appendAPNsLog(entries, keep: keep)

@@ -104,6 +104,13 @@ public struct DaemonOptions: ParsableArguments {
     var apnsKey: String?
 
     @Option(
+        name: .customLong("apns-client-ca"),
+        help: ArgumentHelp(
+            "A PEM certificate authority whose client certificates authenticate providers (needs --apns-certificate).",
+            discussion: "Certificates as Apple issues them: subject UID the bundle identifier, OU the team, extensions 1.2.840.113635.100.6.3.1 (development), .2 (production), .6 (topics). Clients without a certificate use provider tokens."))
+    var apnsClientCA: String?
+
+    @Option(
         name: .customLong("apns-auth-keys"),
         help: "An AuthKey_<KEYID>.p8 file or a folder of them: provider tokens (ES256 JWT) are then required.")
     var apnsAuthKeys: String?
@@ -146,6 +153,9 @@ public struct DaemonOptions: ParsableArguments {
         }
         guard (apnsCertificate == nil) == (apnsKey == nil) else {
             throw ValidationError("--apns-certificate and --apns-key go together")
+        }
+        guard apnsClientCA == nil || apnsCertificate != nil else {
+            throw ValidationError("--apns-client-ca needs TLS: add --apns-certificate and --apns-key")
         }
     }
 
@@ -229,7 +239,8 @@ extension DaemonOptions {
         configuration.environment = environment
         configuration.allowsRemote = apnsAllowRemote
         if let apnsCertificate, let apnsKey {
-            configuration.tls = .init(certificatePath: apnsCertificate, keyPath: apnsKey)
+            configuration.tls = .init(
+                certificatePath: apnsCertificate, keyPath: apnsKey, clientCertificateAuthorityPath: apnsClientCA)
         }
         var endpoint = DaemonAPNsEndpoint(configuration: configuration, authKeys: apnsAuthKeys, teamID: apnsTeamID)
         endpoint.logSize = apnsLogSize

@@ -106,7 +106,13 @@ extension NotificationStore {
 
     /// The fault rules the APNs endpoint applies (`unotify apns fault`), in order; empty when none were set.
     public func apnsFaultRules() async throws -> [APNsFaultRule] {
-        try await decodedMetadata([APNsFaultRule].self, PushKeys.faultRules) ?? []
+        try APNsFaultRule.decodeStored(try await metadata(PushKeys.faultRules))
+    }
+
+    /// The fault rules as stored (their JSON; `nil` when none were set): one small read, for a cache that decodes
+    /// them (`APNsFaultRule.decodeStored(_:)`) only when this text changed, whichever process changed it.
+    public func storedAPNsFaultRules() async throws -> String? {
+        try await metadata(PushKeys.faultRules)
     }
 
     /// Replaces the APNs endpoint's fault rules; an empty list removes them.

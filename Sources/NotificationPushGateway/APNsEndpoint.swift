@@ -7,6 +7,8 @@ import NIOPosix
 import NIOSSL
 import NotificationEngine
 import NotificationPush
+import Synchronization
+import X509
 
 /// The APNs provider API on a local address: `POST /3/device/<token>` over HTTP/2 (h2c with prior knowledge, or
 /// TLS with or without ALPN) and HTTP/1.1, answered by a ``PushGateway`` exactly as APNs answers.
@@ -38,7 +40,7 @@ public actor APNsEndpoint {
     public nonisolated let configuration: APNsEndpointConfiguration
     /// Where it is in its life.
     public private(set) var state = State.idle
-    private let answerer: RequestAnswerer
+    nonisolated let answerer: RequestAnswerer
     private let logger: Logger
     private let connections = ConnectionRegistry()
     private var server: (any Channel)?
@@ -91,12 +93,11 @@ public actor APNsEndpoint {
         let tls = try configuration.tls.map(Self.makeTLSContext)
         let answerer = answerer
         let connections = connections
-        let idleTimeout = configuration.idleTimeout
         let clock = configuration.clock
-        var settings = nioDefaultSettings
-        settings.removeAll { $0.parameter == .maxConcurrentStreams }
-        settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams))
-        let http2Settings = settings
+        let idleWatch = IdleWatch(timeout: configuration.idleTimeout, clock: clock)
+        let streams = Streams(
+            limit: configuration.maximumConcurrentStreams,
+            oneUntilToken: configuration.providerTokens != nil && configuration.oneStreamUntilProviderToken)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -104,13 +105,39 @@ public actor APNsEndpoint {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     connections.add(channel)
+                    // A shutdown fault rule refuses new connections: closed as soon as the rules are read.
+                    let admission = Task {
+                        let refused = await answerer.faults.refusesConnections()
+                        if refused { channel.close(promise: nil) }
+                        return !refused
+                    }
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout, clock: clock))
-                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try sync.addHandler(IdleTimeoutHandler(watch: idleWatch))
+                    let certificate = CertificateSlot()
+                    if let tls {
+                        if let roots = tls.clientRoots {
+                            // The presented chain is read and checked here, and the handshake always goes on: a bad
+                            // certificate is answered 403 BadCertificate on the connection, so the reason reaches the
+                            // provider (APNs refuses a certificate Apple did not issue during the handshake).
+                            try sync.addHandler(
+                                NIOSSLServerHandler(context: tls.context) { chain, promise in
+                                    let der = chain.map { (try? $0.toDERBytes()) ?? [] }
+                                    let now = clock.now
+                                    Task {
+                                        certificate.value = await ClientCertificate.read(
+                                            chain: der, roots: roots, now: now)
+                                        promise.succeed(.certificateVerified)
+                                    }
+                                })
+                        } else {
+                            try sync.addHandler(NIOSSLServerHandler(context: tls.context))
+                        }
+                    }
                     try sync.addHandler(
                         ProtocolSniffer { choice, context in
                             try Self.configure(
-                                choice, pipeline: context.pipeline, answerer: answerer, settings: http2Settings)
+                                choice, channel: context.channel, answerer: answerer, streams: streams,
+                                admission: admission, certificate: certificate.value)
                         })
                 }
             }
@@ -163,51 +190,107 @@ public actor APNsEndpoint {
         await stop()
     }
 
+    /// How many streams a connection may open at once: with provider tokens, one until it posted a valid token
+    /// (then ``limit``), as APNs does; otherwise ``limit`` from the start.
+    struct Streams: Sendable {
+        var limit: Int
+        var oneUntilToken: Bool
+
+        /// The HTTP/2 settings a new connection starts with.
+        func initialSettings(oneStream: Bool) -> HTTP2Settings {
+            var settings = nioDefaultSettings
+            settings.removeAll { $0.parameter == .maxConcurrentStreams }
+            settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: oneStream ? 1 : limit))
+            return settings
+        }
+    }
+
     /// Adds the protocol's handlers after the sniffer.
     private static func configure(
-        _ choice: ProtocolSniffer.Choice, pipeline: ChannelPipeline, answerer: RequestAnswerer, settings: HTTP2Settings
+        _ choice: ProtocolSniffer.Choice, channel: any Channel, answerer: RequestAnswerer, streams: Streams,
+        admission: Task<Bool, Never>, certificate: ClientCertificate?
     ) throws {
-        let sync = pipeline.syncOperations
-        let tokens = ConnectionTokenState()
+        let sync = channel.pipeline.syncOperations
         switch choice {
         case .http1:
+            let connection = ConnectionState(channel: channel, admission: admission, certificate: certificate)
             try sync.addHandler(HTTPResponseEncoder())
             try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
             try sync.addHandler(HTTPServerPipelineHandler())
             try sync.addHandler(HTTPServerProtocolErrorHandler())
             try sync.addHandler(ConnectionGuard(isHTTP2: false))
-            try sync.addHandler(APNsRequestHandler(answerer: answerer, connection: tokens))
+            try sync.addHandler(APNsRequestHandler(answerer: answerer, connection: connection, isHTTP2Stream: false))
         case .http2:
-            var connection = NIOHTTP2Handler.ConnectionConfiguration()
-            connection.initialSettings = settings
+            // A certificate authenticates the connection: it needs no token to open more streams.
+            let oneStream = streams.oneUntilToken && certificate == nil
+            let connection = ConnectionState(
+                startsWithOneStream: oneStream, channel: channel, admission: admission, certificate: certificate)
+            var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+            configuration.initialSettings = streams.initialSettings(oneStream: oneStream)
             _ = try sync.configureHTTP2Pipeline(
-                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+                mode: .server, connectionConfiguration: configuration, streamConfiguration: .init()
             ) { stream in
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandlers([
                         AuthorityFiller(), HTTP2FramePayloadToHTTP1ServerCodec(),
-                        APNsRequestHandler(answerer: answerer, connection: tokens),
+                        APNsRequestHandler(answerer: answerer, connection: connection, isHTTP2Stream: true),
                     ])
                 }
             }
-            try sync.addHandler(ConnectionGuard(isHTTP2: true))
+            try sync.addHandler(ConnectionGuard(isHTTP2: true, streamLimit: streams.limit))
+        }
+    }
+
+    /// The TLS context and, when the endpoint asks for client certificates, the authorities they must chain to.
+    struct ServerTLS: Sendable {
+        var context: NIOSSLContext
+        var clientRoots: [Certificate]?
+    }
+
+    /// The client certificate a connection presented, written by the TLS handshake's verification and read when
+    /// the connection's first bytes arrive (after the handshake). A `Mutex` guards it.
+    final class CertificateSlot: Sendable {
+        private let slot = Mutex<ClientCertificate?>(nil)
+        var value: ClientCertificate? {
+            get { slot.withLock { $0 } }
+            set { slot.withLock { $0 = newValue } }
         }
     }
 
     /// A server TLS context from PEM files, offering `h2` then `http/1.1` by ALPN; a client that offers none is
-    /// served HTTP/2 when it sends the preface.
-    private static func makeTLSContext(_ tls: APNsEndpointConfiguration.TLS) throws -> NIOSSLContext {
+    /// served HTTP/2 when it sends the preface. With a client certificate authority, it asks clients for a
+    /// certificate (optional: token-based providers send none).
+    static func makeTLSContext(_ tls: APNsEndpointConfiguration.TLS) throws -> ServerTLS {
+        let chain: [NIOSSLCertificateSource]
+        let key: NIOSSLPrivateKey
         do {
-            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map {
-                NIOSSLCertificateSource.certificate($0)
-            }
-            let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
-            var configuration = TLSConfiguration.makeServerConfiguration(
-                certificateChain: chain, privateKey: .privateKey(key))
-            configuration.applicationProtocols = ["h2", "http/1.1"]
-            return try NIOSSLContext(configuration: configuration)
+            chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { .certificate($0) }
+            key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
         } catch {
             throw APNsEndpointError.tls("cannot load \(tls.certificatePath) / \(tls.keyPath): \(error)")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain, privateKey: .privateKey(key))
+        configuration.applicationProtocols = ["h2", "http/1.1"]
+        var clientRoots: [Certificate]?
+        if let path = tls.clientCertificateAuthorityPath {
+            let authorities: [NIOSSLCertificate]
+            do {
+                authorities = try NIOSSLCertificate.fromPEMFile(path)
+                clientRoots = try authorities.map { try Certificate(derEncoded: try $0.toDERBytes()) }
+            } catch {
+                throw APNsEndpointError.tls("cannot read the client certificate authority \(path): \(error)")
+            }
+            guard !authorities.isEmpty else {
+                throw APNsEndpointError.tls("\(path) holds no PEM certificate (the client certificate authority)")
+            }
+            configuration.certificateVerification = .optionalVerification
+            configuration.trustRoots = .certificates(authorities)
+        }
+        do {
+            return ServerTLS(context: try NIOSSLContext(configuration: configuration), clientRoots: clientRoots)
+        } catch {
+            throw APNsEndpointError.tls("cannot use \(tls.certificatePath) / \(tls.keyPath): \(error)")
         }
     }
 }

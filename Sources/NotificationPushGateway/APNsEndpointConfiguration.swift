@@ -22,17 +22,24 @@ import NotificationEngine
 /// clock.advance(by: 61)   // the connection gets GOAWAY {"reason":"IdleTimeout"}
 /// ```
 public struct APNsEndpointConfiguration: Sendable {
-    /// A PEM certificate chain and private key for TLS.
+    /// A PEM certificate chain and private key for TLS, and the authority that issues providers' client
+    /// certificates.
     public struct TLS: Sendable, Hashable {
         /// The PEM certificate (chain) file.
         public var certificatePath: String
         /// The PEM private key file.
         public var keyPath: String
+        /// A PEM file of the certificate authorities whose certificates authenticate providers, as Apple's
+        /// certificate authority does for APNs (`unotifyd --apns-client-ca`). With it the endpoint asks every
+        /// connection for a client certificate (a client may send none and use provider tokens); `nil` asks for
+        /// none.
+        public var clientCertificateAuthorityPath: String?
 
         /// Creates TLS settings.
-        public init(certificatePath: String, keyPath: String) {
+        public init(certificatePath: String, keyPath: String, clientCertificateAuthorityPath: String? = nil) {
             self.certificatePath = certificatePath
             self.keyPath = keyPath
+            self.clientCertificateAuthorityPath = clientCertificateAuthorityPath
         }
     }
 
@@ -51,8 +58,9 @@ public struct APNsEndpointConfiguration: Sendable {
     public var environment: PushEnvironment = .development
     /// Where every request and its answer are logged (`unotify apns log`); `nil` logs nothing.
     public var requestLog: APNsRequestLog?
-    /// The fault rules in force, asked for each request (``APNsFaultRule``; `unotify apns fault`). None by default;
-    /// the daemon reads its store's.
+    /// The fault rules in force, asked for each request and each new connection (``APNsFaultRule``;
+    /// `unotify apns fault`). None by default; the daemon reads its store's, decoding them again only when they
+    /// changed.
     public var faultRules: @Sendable () async -> [APNsFaultRule] = { [] }
     /// Requests answered at the same time across all connections; more answer 503 `ServiceUnavailable`.
     public var maximumConcurrentRequests = 1_000
@@ -60,6 +68,10 @@ public struct APNsEndpointConfiguration: Sendable {
     public var maximumRequestsPerTokenPerSecond: Int? = 1_000
     /// HTTP/2 streams a client may open at once (APNs advertises 1000 at most).
     public var maximumConcurrentStreams = 1_000
+    /// With ``providerTokens``: a new connection's first SETTINGS allow one stream, and a SETTINGS frame raises the
+    /// limit to ``maximumConcurrentStreams`` once the connection posted a valid provider token, as APNs does.
+    /// `false` allows ``maximumConcurrentStreams`` from the start.
+    public var oneStreamUntilProviderToken = true
     /// Where the endpoint reads time: the idle timeout, the per-token rate's seconds and the grace of
     /// ``APNsEndpoint/stop(grace:)`` are measured with it. The system clock unless a test injects a manual one.
     public var clock: any NotificationClock = SystemNotificationClock()

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NotificationModel
 import NotificationPush
 
@@ -16,19 +17,30 @@ final class APNsRequestHandler: ChannelInboundHandler {
     static let bodyLimit = 5_121
 
     private let answerer: RequestAnswerer
-    private let connection: ConnectionTokenState
+    private let connection: ConnectionState
     private var head: HTTPRequestHead?
     private var body = Data()
 
-    init(answerer: RequestAnswerer, connection: ConnectionTokenState) {
+    private let isHTTP2Stream: Bool
+
+    /// - Parameters:
+    ///   - answerer: Answers the requests.
+    ///   - connection: The connection the requests arrive on.
+    ///   - isHTTP2Stream: Whether the handler serves one HTTP/2 stream (else an HTTP/1.1 connection).
+    init(answerer: RequestAnswerer, connection: ConnectionState, isHTTP2Stream: Bool) {
         self.answerer = answerer
         self.connection = connection
+        self.isHTTP2Stream = isHTTP2Stream
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
+            // An HTTP/2 stream: a GOAWAY that ends the connection names the last stream answered.
+            if isHTTP2Stream, let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
+                connection.noteStream(Int(id))
+            }
             body.removeAll(keepingCapacity: true)
         case .body(var buffer):
             let room = Self.bodyLimit - body.count

@@ -34,6 +34,11 @@ final class FaultInjector: Sendable {
         }
     }
 
+    /// Whether a ``APNsFaultRule/Action/shutdown`` rule is in force: new connections are then closed at once.
+    func refusesConnections() async -> Bool {
+        await rules().contains { $0.action == .shutdown }
+    }
+
     /// SplitMix64: small, fast, and the same on every platform.
     private static func next(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

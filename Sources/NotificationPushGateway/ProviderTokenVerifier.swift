@@ -87,40 +87,53 @@ public struct ProviderTokenVerifier: Sendable {
     /// - Parameter authorization: The header's value, or `nil` when the request had none.
     /// - Returns: `nil` for a good token, otherwise the reason to answer with.
     public func check(authorization: String?) async -> APNsReason? {
+        if case .failure(let reason) = await verify(authorization: authorization) { return reason }
+        return nil
+    }
+
+    /// Checks an `authorization` header value and tells the team (`iss`) a good token names.
+    ///
+    /// - Parameter authorization: The header's value, or `nil` when the request had none.
+    /// - Returns: The token's team, or the reason to answer with.
+    func verify(authorization: String?) async -> Result<String, APNsReason> {
+        do { return .success(try await verifiedTeam(authorization: authorization)) } catch { return .failure(error) }
+    }
+
+    private func verifiedTeam(authorization: String?) async throws(APNsReason) -> String {
         guard let authorization, !authorization.isEmpty else {
-            return APNsReason.missingProviderToken.with(detail: "no authorization header")
+            throw APNsReason.missingProviderToken.with(detail: "no authorization header")
         }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            return APNsReason.invalidProviderToken.with(detail: "authorization is not `bearer <token>`")
+            throw APNsReason.invalidProviderToken.with(detail: "authorization is not `bearer <token>`")
         }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
         guard let header = Self.header(of: token) else {
-            return APNsReason.invalidProviderToken.with(detail: "the token is not a JWT")
+            throw APNsReason.invalidProviderToken.with(detail: "the token is not a JWT")
         }
         guard header.alg == "ES256" else {
-            return APNsReason.invalidProviderToken.with(detail: "the token is not ES256")
+            throw APNsReason.invalidProviderToken.with(detail: "the token is not ES256")
         }
         guard let kid = header.kid, keyIDs.contains(kid) else {
-            return APNsReason.invalidProviderToken.with(detail: "the token's kid names no configured key")
+            throw APNsReason.invalidProviderToken.with(detail: "the token's kid names no configured key")
         }
         let claims: ProviderClaims
         do {
             claims = try await keys.verify(token, as: ProviderClaims.self)
         } catch {
-            return APNsReason.invalidProviderToken.with(detail: "the token does not verify: \(error)")
+            throw APNsReason.invalidProviderToken.with(detail: "the token does not verify: \(error)")
         }
         guard !claims.iss.value.isEmpty, teamID.map({ $0 == claims.iss.value }) ?? true else {
-            return APNsReason.invalidProviderToken.with(detail: "the token's iss is not the configured team")
+            throw APNsReason.invalidProviderToken.with(detail: "the token's iss is not the configured team")
         }
         let age = now().timeIntervalSince(claims.iat.value)
         guard age >= -allowedSkew else {
-            return APNsReason.invalidProviderToken.with(detail: "the token's iat is in the future")
+            throw APNsReason.invalidProviderToken.with(detail: "the token's iat is in the future")
         }
         guard age <= lifetime else {
-            return APNsReason.expiredProviderToken.with(detail: "the token is older than an hour")
+            throw APNsReason.expiredProviderToken.with(detail: "the token is older than an hour")
         }
-        return nil
+        return claims.iss.value
     }
 
     /// The JWT header fields we read, decoded without verifying.

@@ -24,6 +24,7 @@ final class RequestAnswerer: Sendable {
     let maximumConcurrentRequests: Int
     let maximumRequestsPerTokenPerSecond: Int?
     let clock: any NotificationClock
+    /// The fault rules (``APNsFaultRule``), asked for each request and each new connection.
     let faults: FaultInjector
     let requestLog: APNsRequestLog?
     let environment: PushEnvironment
@@ -81,18 +82,26 @@ final class RequestAnswerer: Sendable {
     }
 
     /// Answers a request; never throws, every outcome is an APNs answer.
-    func answer(_ request: APNsRequest, connection: ConnectionTokenState) async -> APNsResponse {
+    func answer(_ request: APNsRequest, connection: ConnectionState) async -> APNsResponse {
         await answer(request, connection: connection) { $0 }
     }
 
     /// Answers a request and hands the answer to `deliver` (which writes it to the connection); the request counts
     /// as in flight until `deliver` returns, so ``waitUntilDrained()`` returns only after the answer went out.
     func answer<Delivered: Sendable>(
-        _ request: APNsRequest, connection: ConnectionTokenState,
+        _ request: APNsRequest, connection: ConnectionState,
         then deliver: @Sendable (APNsResponse) async -> Delivered
     ) async -> Delivered {
         let id = Self.requestedID(request) ?? UUID().uuidString.lowercased()
         let received = (Date(), ContinuousClock.now)
+        guard await connection.admitted() else {
+            // A connection a shutdown rule refused: it is closing, nothing goes out on it.
+            let response = APNsResponse(
+                reason: APNsReason.shutdown.with(detail: "the connection was refused by a shutdown fault rule"),
+                apnsID: id)
+            log(request, response, connection: connection, received: received)
+            return await deliver(response)
+        }
         let admitted: APNsReason? = state.withLock { state in
             if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
             if state.inFlight >= maximumConcurrentRequests {
@@ -106,61 +115,131 @@ final class RequestAnswerer: Sendable {
             log(request, response, connection: connection, received: received)
             return await deliver(response)
         }
-        let response = await admittedAnswer(request, id: id, connection: connection)
+        let (response, end) = await admittedAnswer(request, id: id, connection: connection)
         log(request, response, connection: connection, received: received)
         let delivered = await deliver(response)
+        // A fatal answer ends the connection once it went out: GOAWAY with the reason, then close.
+        if let end { connection.end(end) }
         finish()
         return delivered
     }
 
     /// Records a request and its answer in the request log, when there is one.
     private func log(
-        _ request: APNsRequest, _ response: APNsResponse, connection: ConnectionTokenState, received: (Date, ContinuousClock.Instant)
+        _ request: APNsRequest, _ response: APNsResponse, connection: ConnectionState,
+        received: (Date, ContinuousClock.Instant)
     ) {
         guard let requestLog else { return }
         let elapsed = (ContinuousClock.now - received.1).components
         requestLog.record(
             APNsLogEntry(
-                receivedAt: received.0, connection: String(UInt(bitPattern: ObjectIdentifier(connection).hashValue) % 0x10000, radix: 16),
+                receivedAt: received.0,
+                connection: String(UInt(bitPattern: ObjectIdentifier(connection).hashValue) % 0x10000, radix: 16),
                 environment: environment, method: request.method, path: request.path,
                 headers: request.headers.map { ($0.name, $0.value) }, payload: request.body, status: response.status,
                 reason: response.reason?.reason, apnsID: response.apnsID,
                 latency: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18))
     }
 
-    /// The answer to an admitted request: provider token, per-token rate, fault rules, then the responder.
-    private func admittedAnswer(_ request: APNsRequest, id: String, connection: ConnectionTokenState) async
-        -> APNsResponse
+    /// The answer to an admitted request (provider token, per-token rate, fault rules, then the responder) and,
+    /// for a fatal one, the reason the connection ends with.
+    private func admittedAnswer(_ request: APNsRequest, id: String, connection: ConnectionState) async
+        -> (APNsResponse, end: APNsReason?)
     {
-        if let verifier {
-            let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value
-            if let reason = await verifier.check(authorization: authorization) {
-                return APNsResponse(reason: reason, apnsID: id)
+        var request = request
+        if let certificate = connection.certificate {
+            // A certificate authenticates the connection: provider tokens are not asked for.
+            switch certificateAnswer(certificate, request: &request) {
+            case .none: break
+            case .some(let reason) where reason == .badCertificate || reason == .badCertificateEnvironment:
+                return (APNsResponse(reason: reason, apnsID: id), reason)
+            case .some(let reason): return (APNsResponse(reason: reason, apnsID: id), nil)
             }
-            if let authorization, let interval = verifier.minimumRefreshInterval,
-                !connection.accept(authorization, now: verifier.now(), minimumInterval: interval)
+        } else if let verifier {
+            let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value
+            let team: String
+            switch await verifier.verify(authorization: authorization) {
+            case .failure(let reason): return (APNsResponse(reason: reason, apnsID: id), nil)
+            case .success(let verified): team = verified
+            }
+            if !connection.accept(team: team) {
+                let detail = "one connection carries one team (\(connection.team ?? "?")), this token names \(team)"
+                return (APNsResponse(reason: APNsReason.invalidProviderToken.with(detail: detail), apnsID: id), nil)
+            }
+            if let authorization,
+                !connection.accept(authorization, now: verifier.now(), minimumInterval: verifier.minimumRefreshInterval)
             {
-                return APNsResponse(
-                    reason: APNsReason.tooManyProviderTokenUpdates.with(detail: "a new token within 20 minutes"),
-                    apnsID: id)
+                return (
+                    APNsResponse(
+                        reason: APNsReason.tooManyProviderTokenUpdates.with(detail: "a new token within 20 minutes"),
+                        apnsID: id), nil
+                )
             }
             if !request.headers.contains(where: { $0.name.lowercased() == "apns-topic" }) {
-                return APNsResponse(
-                    reason: APNsReason.missingTopic.with(detail: "token authentication needs apns-topic"), apnsID: id)
+                return (
+                    APNsResponse(
+                        reason: APNsReason.missingTopic.with(detail: "token authentication needs apns-topic"),
+                        apnsID: id), nil
+                )
             }
         }
         if let limit = maximumRequestsPerTokenPerSecond, !admit(path: request.path, limit: limit) {
-            return APNsResponse(
-                reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id)
+            return (
+                APNsResponse(
+                    reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id),
+                nil
+            )
         }
         let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
-        if let rule = await faults.rule(path: request.path, topic: topic) {
-            if rule.delay > 0 { try? await clock.sleep(until: clock.now.addingTimeInterval(rule.delay)) }
-            if let reason = rule.answer {
-                return APNsResponse(reason: reason.with(detail: "fault rule \(rule.id)"), apnsID: id)
-            }
+        guard let rule = await faults.rule(path: request.path, topic: topic) else {
+            return (await responder(request), nil)
         }
-        return await responder(request)
+        if rule.delay > 0 { try? await clock.sleep(until: clock.now.addingTimeInterval(rule.delay)) }
+        let detail = "fault rule \(rule.id)"
+        switch rule.action {
+        case .answer:
+            guard let reason = rule.answer else { return (await responder(request), nil) }
+            return (APNsResponse(reason: reason.with(detail: detail), apnsID: id), nil)
+        case .hold:
+            // No answer: the stream stays open until the connection closes (or the endpoint stops and closes it).
+            await connection.closed()
+            return (
+                APNsResponse(reason: APNsReason.shutdown.with(detail: "\(detail) held it unanswered"), apnsID: id), nil
+            )
+        case .close:
+            let response = await responder(request)
+            guard connection.countMatch(rule: rule.id) >= rule.count ?? 1 else { return (response, nil) }
+            return (response, (rule.answer ?? APNsReason.shutdown).with(detail: detail))
+        case .shutdown:
+            let reason = APNsReason.shutdown.with(detail: detail)
+            return (APNsResponse(reason: reason, apnsID: id), reason)
+        }
+    }
+
+    /// What a certificate connection's request is refused for, if anything: `BadCertificate`,
+    /// `BadCertificateEnvironment` (both end the connection), `MissingTopic` or `TopicDisallowed`. A request without
+    /// `apns-topic` on a certificate with one topic gets that topic, as APNs uses the certificate's subject.
+    private func certificateAnswer(_ certificate: ClientCertificate, request: inout APNsRequest) -> APNsReason? {
+        if let problem = certificate.problem { return APNsReason.badCertificate.with(detail: problem) }
+        guard certificate.environments.contains(environment) else {
+            let named = certificate.environments.map(\.rawValue).sorted().joined(separator: " and ")
+            return APNsReason.badCertificateEnvironment.with(
+                detail: "a \(named) certificate on the \(environment.rawValue) endpoint")
+        }
+        let topics = request.headers.filter { $0.name.lowercased() == "apns-topic" }
+        guard let topic = topics.first?.value else {
+            if certificate.listsTopics {
+                return APNsReason.missingTopic.with(detail: "the certificate names several topics: say which")
+            }
+            request.headers.append((name: "apns-topic", value: certificate.bundleID ?? ""))
+            return nil
+        }
+        guard topics.count == 1 else { return nil }  // two apns-topic headers: the gateway answers DuplicateHeaders
+        guard certificate.topics.contains(topic) else {
+            return APNsReason.topicDisallowed.with(
+                detail: "the certificate allows \(certificate.topics.joined(separator: ", ")), not \(topic)")
+        }
+        return nil
     }
 
     /// Counts a request to the path's token; `false` when the token had `limit` requests this second.

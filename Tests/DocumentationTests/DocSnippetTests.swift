@@ -14,6 +14,8 @@ import UnotifyCLI
 ///   sources handle; `install`, `systemctl` and the like only files and units the repository has.
 /// - Python samples must parse (`ast.parse`), with the python the APNs client tests use, else the system's.
 /// - `text` and `ini` blocks are data, not commands.
+/// - `shell-script` blocks are whole scripts that a test reads from the document and runs as written (the openssl
+///   recipe of docs/apns-endpoint.md: `ClientCertificateTests`), not commands checked one by one here.
 ///
 /// A command the check has no rule for fails it, so that a new kind of sample gets a rule rather than no check.
 @Suite("documentation samples")

@@ -215,6 +215,67 @@ struct DaemonEndToEndTests {
         #expect(busy.split(separator: "\n").count == 1 && busy.contains("→ 429 TooManyRequests"), "\(busy)")
     }
 
+    @Test(
+        "unotifyd --apns-client-ca: curl with the recipe's certificates; a CA file without a certificate is one error and the socket is still served",
+        .timeLimit(.minutes(3)))
+    func clientCertificates() async throws {
+        let certificates = try await TestCertificates()
+        defer { certificates.remove() }
+        let folder = certificates.folder
+        let bogus = folder.appendingPathComponent("bogus-ca.pem").path
+        try "not a certificate\n".write(toFile: bogus, atomically: true, encoding: .utf8)
+        for authority in [certificates.authority, bogus] {
+            let run = UUID().uuidString.prefix(6)
+            let environment = [
+                "OPENUN_SOCKET": folder.appendingPathComponent("run-\(run)/d.sock").path,
+                "OPENUN_STORE": folder.appendingPathComponent("store-\(run).sqlite").path,
+            ]
+            let daemon = Process()
+            daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
+            daemon.arguments = [
+                "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "off",
+                "--apns-certificate", certificates.server.certificate, "--apns-key", certificates.server.key,
+                "--apns-client-ca", authority, "--log-level", "info",
+            ]
+            daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let pipe = Pipe()
+            daemon.standardOutput = pipe
+            daemon.standardError = pipe
+            let output = OutputWatch(pipe)
+            try daemon.run()
+            do {
+                let unotify = try builtExecutable("unotify")
+                if authority == bogus {
+                    try #require(await output.wait(for: "the APNs endpoint did not start", upTo: 60), "\(output.text)")
+                    let errors = output.text.split(separator: "\n").filter { $0.contains("client certificate authority") }
+                    #expect(errors.count == 1, "\(output.text)")
+                    // The daemon keeps serving its socket.
+                    let token = try await runProgram(unotify, ["token", "--app", certificateAppID], environment: environment)
+                    #expect(token.status == 0 && token.stdout.trimmingCharacters(in: .whitespacesAndNewlines).count == 64)
+                    #expect(daemon.isRunning)
+                } else {
+                    try #require(await output.wait(for: "APNs endpoint listening", upTo: 60), "\(output.text)")
+                    let line = try #require(output.text.split(separator: "\n").first { $0.contains("APNs endpoint listening") })
+                    let port = try #require(line.firstMatch(of: /address=127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) })
+                    let token = try await runProgram(unotify, ["token", "--app", certificateAppID], environment: environment)
+                    let hex = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                    for (name, status, reason) in [("development", 200, nil), ("production", 403, "BadCertificateEnvironment")] {
+                        let (certificate, key) = certificates.client(name)
+                        let response = try await curl([
+                            "--http2", "--cacert", certificates.server.certificate, "--cert", certificate, "--key", key,
+                            "-X", "POST", "https://localhost:\(port)/3/device/\(hex)", "-d", #"{"aps":{"alert":"Hi"}}"#,
+                        ])
+                        #expect(response.status == status && response.reason == reason, "\(name): \(response)")
+                    }
+                }
+            } catch {
+                await killAndWait(daemon)
+                throw error
+            }
+            await killAndWait(daemon)
+        }
+    }
+
     @Test("--apns-address off serves no endpoint; a remote address needs --apns-allow-remote")
     func options() async throws {
         let folder = try temporaryFolder("gw-daemon-options")

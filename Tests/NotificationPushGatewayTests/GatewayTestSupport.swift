@@ -18,15 +18,19 @@ final class EndpointFixture: Sendable {
     let endpoint: APNsEndpoint
     let port: Int
 
-    /// Starts an endpoint; `adjust` edits its configuration (TLS, provider tokens, limits) first.
-    init(adjust: (inout APNsEndpointConfiguration) -> Void = { _ in }) async throws {
+    /// Starts an endpoint whose gateway takes `environment`'s tokens; `adjust` edits its configuration (TLS, provider
+    /// tokens, limits) first.
+    init(
+        environment: PushEnvironment = .development, adjust: (inout APNsEndpointConfiguration) -> Void = { _ in }
+    ) async throws {
         system = try NotificationTestSystem(
             configuration: OpenUserNotificationsConfiguration(deliveryLanguages: { ["en"] }))
         _ = try await system.center(for: testAppID)
         token = try await system.scheduler.registerForRemoteNotifications(appID: testAppID).token
         var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
         adjust(&configuration)
-        endpoint = APNsEndpoint(configuration: configuration, gateway: PushGateway(scheduler: system.scheduler))
+        endpoint = APNsEndpoint(
+            configuration: configuration, gateway: PushGateway(scheduler: system.scheduler, environment: environment))
         port = try await endpoint.start()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NotificationEngine
 import NotificationModel
 import NotificationPushGateway
 import Testing
@@ -51,20 +52,37 @@ private let clientScript = #"""
             record("ok", client.post(url, json=body, headers={**headers, "authorization": good}))
             record("again", client.post(url, json=body, headers={**headers, "authorization": good}))
             record("refresh", client.post(url, json=body, headers={**headers, "authorization": bearer(iat_offset=-1)}))
-    elif mode == "aioapns":
+    elif mode in ("aioapns", "aioapns-production"):
         import aioapns.connection
         from aioapns import APNs, NotificationRequest, PushType
         # aioapns targets Apple's hosts through class attributes and speaks TLS only, without ALPN.
         aioapns.connection.APNsDevelopmentClientProtocol.APNS_SERVER = "localhost"
+        aioapns.connection.APNsProductionClientProtocol.APNS_SERVER = "localhost"
         aioapns.connection.APNsTLSClientProtocol.APNS_PORT = port
         async def main():
-            client = APNs(key=open(keyfile).read(), key_id=key_id, team_id=team, topic=topic, use_sandbox=True,
-                          ssl_context=ssl.create_default_context(cafile=cafile))
+            client = APNs(key=open(keyfile).read(), key_id=key_id, team_id=team, topic=topic,
+                          use_sandbox=mode == "aioapns", ssl_context=ssl.create_default_context(cafile=cafile))
             for label, device in [("ok", token), ("bad-token", "00" * 32)]:
                 result = await client.send_notification(NotificationRequest(
                     device_token=device, message=body, push_type=PushType.ALERT))
                 out(label=label, status=int(result.status), ok=result.is_successful, apns_id=result.notification_id,
                     reason=result.description)
+        asyncio.run(main())
+    elif mode == "aioapns-certificate":
+        # keyfile is the client certificate and its key in one PEM file; key_id says which host: sandbox or not.
+        import aioapns.connection
+        from aioapns import APNs, NotificationRequest, PushType
+        aioapns.connection.APNsDevelopmentClientProtocol.APNS_SERVER = "localhost"
+        aioapns.connection.APNsProductionClientProtocol.APNS_SERVER = "localhost"
+        aioapns.connection.APNsTLSClientProtocol.APNS_PORT = port
+        async def main():
+            # No topic: aioapns reads the certificate's subject UID, as Apple's certificates carry the bundle id.
+            client = APNs(client_cert=keyfile, use_sandbox=key_id == "sandbox",
+                          ssl_context=ssl.create_default_context(cafile=cafile))
+            result = await client.send_notification(NotificationRequest(
+                device_token=token, message=body, push_type=PushType.ALERT))
+            out(label=team, status=int(result.status), ok=result.is_successful, apns_id=result.notification_id,
+                reason=result.description)
         asyncio.run(main())
     """#
 
@@ -172,6 +190,61 @@ struct PythonClientTests {
         #expect(isLowercaseUUID(results["ok"]?.apns_id ?? ""))
         #expect(results["bad-token"]?.status == 400 && results["bad-token"]?.reason == "BadDeviceToken")
         #expect(fixture.shown == ["from aioapns"])
+        await fixture.endpoint.stop()
+    }
+
+    @Test("aioapns with provider tokens, a development token sent to the production endpoint: 400 BadDeviceToken")
+    func aioapnsWrongEnvironment() async throws {
+        let folder = try temporaryFolder("gw-aioapns-env")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (certificate, key) = try await makeCertificate(in: folder)
+        let authKey = try await makeAuthKey(keyID: "KEY4567890", in: folder)
+        let verifier = try await ProviderTokenVerifier(authKeys: authKey, teamID: "TEAM654321")
+        // The fixture's token is a development one; this endpoint stands for production.
+        let fixture = try await EndpointFixture(environment: .production) {
+            $0.tls = .init(certificatePath: certificate, keyPath: key)
+            $0.providerTokens = verifier
+            $0.environment = .production
+        }
+        let results = try await runClient([
+            "aioapns-production", "\(fixture.port)", fixture.token.hex, testAppID, certificate, authKey, "KEY4567890",
+            "TEAM654321",
+        ])
+        #expect(results["ok"]?.status == 400 && results["ok"]?.reason == "BadDeviceToken")
+        #expect(fixture.shown.isEmpty)
+        await fixture.endpoint.stop()
+    }
+
+    @Test(
+        "aioapns with client certificates from the documented recipe: development certificate 200, production one on the development endpoint 403 BadCertificateEnvironment"
+    )
+    func aioapnsCertificates() async throws {
+        let certificates = try await TestCertificates()
+        defer { certificates.remove() }
+        let fixture = try await EndpointFixture {
+            $0.tls = .init(
+                certificatePath: certificates.server.certificate, keyPath: certificates.server.key,
+                clientCertificateAuthorityPath: certificates.authority)
+        }
+        _ = try await fixture.system.center(for: certificateAppID)
+        let token = try await fixture.system.scheduler.store.registerForRemoteNotifications(
+            appID: certificateAppID, at: Date(), bundleDirectory: nil, environment: .development
+        ).token
+        var results: [String: ClientResult] = [:]
+        for (label, name) in [("development", "development"), ("production", "production")] {
+            // aioapns wants the certificate and its key in one file.
+            let (certificate, key) = certificates.client(name)
+            let combined = certificates.folder.appendingPathComponent("\(name)-client.pem")
+            try (try Data(contentsOf: URL(fileURLWithPath: certificate)) + Data(contentsOf: URL(fileURLWithPath: key)))
+                .write(to: combined)
+            results.merge(
+                try await runClient([
+                    "aioapns-certificate", "\(fixture.port)", token.hex, certificateAppID,
+                    certificates.server.certificate, combined.path, "sandbox", label,
+                ])) { $1 }
+        }
+        #expect(results["development"]?.status == 200 && results["development"]?.ok == true)
+        #expect(results["production"]?.status == 403 && results["production"]?.reason == "BadCertificateEnvironment")
         await fixture.endpoint.stop()
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import NotificationModel
 import NotificationPush
 import OpenUserNotificationsTesting
@@ -64,6 +66,43 @@ struct TransportTests {
         await endpoint.stop()
     }
 
+    @Test("a connection that sends nothing at all for idleTimeout is closed (it has no protocol to say GOAWAY in)", .timeLimit(.minutes(1)))
+    func idleBeforeAnyByte() async throws {
+        let clock = Self.manualClock()
+        let (endpoint, port) = try await Self.endpoint(clock: clock) { $0.idleTimeout = 60 }
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port).get()
+        // The endpoint watches the connection once it accepted it: its watch then sleeps on the clock.
+        for _ in 0..<2_000 where clock.sleeperCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(clock.sleeperCount == 1)
+        clock.advance(by: 59)
+        #expect(channel.isActive)
+        clock.advance(by: 1)
+        try await channel.closeFuture.get()
+        await endpoint.stop()
+    }
+
+    @Test("one watch serves every connection: each is ended at its own last read plus idleTimeout", .timeLimit(.minutes(1)))
+    func idleSeveral() async throws {
+        let clock = Self.manualClock()
+        let (endpoint, port) = try await Self.endpoint(clock: clock) { $0.idleTimeout = 60 }
+        // Two requests each: the second's answer means the endpoint read everything the client sent before it
+        // (the SETTINGS ack, which may follow the first request), so no read lands after the clock moves.
+        let first = try await HTTP2TestClient.connect(port: port)
+        for _ in 0..<2 { #expect(try await first.send(path: Self.path, headers: [], body: Self.body).status == 200) }
+        clock.advance(by: 30)
+        let second = try await HTTP2TestClient.connect(port: port)
+        for _ in 0..<2 { #expect(try await second.send(path: Self.path, headers: [], body: Self.body).status == 200) }
+        clock.advance(by: 30)
+        #expect(try await first.goAwayReceived() == #"{"reason":"IdleTimeout"}"#)
+        try await first.closed()
+        #expect(second.isActive && second.goAwayData == nil)
+        clock.advance(by: 30)
+        #expect(try await second.goAwayReceived() == #"{"reason":"IdleTimeout"}"#)
+        try await second.closed()
+        await endpoint.stop()
+    }
+
     @Test(
         "stopping: the request in flight finishes, open connections get GOAWAY Shutdown, new requests 503 Shutdown",
         .timeLimit(.minutes(1)))
@@ -126,7 +165,7 @@ struct TransportTests {
         let id = "123e4567-e89b-12d3-a456-426614174000"
         let response = await answerer.answer(
             APNsRequest(path: Self.path, headers: [("apns-id", id)], body: Self.body),
-            connection: ConnectionTokenState())
+            connection: ConnectionState())
         #expect(response.status == 503 && response.reason == .shutdown && response.apnsID == id)
     }
 

@@ -18,11 +18,13 @@ struct APNsFault: AsyncParsableCommand {
         abstract: "Add, list or clear the APNs endpoint's fault rules.",
         discussion: """
             A rule answers one of Apple's reasons (TooManyRequests, ServiceUnavailable, Unregistered, ...) and/or \
-            waits before answering, for the requests with its topic and device token, or a seeded fraction of them. \
-            Rules live in the store, so the running unotifyd applies them from its next request on. The first \
-            matching rule that picks a request decides.
+            waits before answering, holds requests unanswered (--hold), closes connections after some requests \
+            (--close-after), or shuts the endpoint down (--shutdown), for the requests with its topic and device \
+            token, or a seeded fraction of them. Rules live in the store, so the running unotifyd applies them from \
+            its next request on. The first matching rule that picks a request decides.
             """,
-        subcommands: [APNsFaultAdd.self, APNsFaultList.self, APNsFaultClear.self], defaultSubcommand: APNsFaultList.self)
+        subcommands: [APNsFaultAdd.self, APNsFaultList.self, APNsFaultClear.self, APNsFaultLoad.self],
+        defaultSubcommand: APNsFaultList.self)
 }
 
 struct APNsFaultAdd: AsyncParsableCommand {
@@ -33,6 +35,14 @@ struct APNsFaultAdd: AsyncParsableCommand {
     var reason: String?
     @Option(help: "Wait this long before answering: 250ms, 2s, 1.5.")
     var delay: String?
+    @Flag(help: "Never answer the requests: their streams stay open until the connection closes.")
+    var hold = false
+    @Option(
+        name: .customLong("close-after"),
+        help: "Close each connection (GOAWAY with --reason, Shutdown by default) once it had this many matching requests.")
+    var closeAfter: Int?
+    @Flag(help: "Answer 503 Shutdown with a GOAWAY, and close every new connection while the rule exists.")
+    var shutdown = false
     @Option(help: "Only requests with this apns-topic.")
     var topic: String?
     @Option(help: "Only requests to this device token (64 hex digits).")
@@ -48,19 +58,27 @@ struct APNsFaultAdd: AsyncParsableCommand {
         try await reportingErrors {
             let store = try openStore(global)
             var rules = try await store.apnsFaultRules()
-            let seconds = try delay.map(Self.seconds) ?? 0
-            let rule: APNsFaultRule
-            do {
-                rule = try APNsFaultRule(
-                    id: id ?? Self.freeID(among: rules), reason: reason, delay: seconds, topic: topic, token: token,
-                    fraction: fraction, seed: seed)
-            } catch let error as APNsFaultRuleError {
-                throw ValidationError(error.description)
-            }
+            let rule = try self.rule(among: rules)
             rules.removeAll { $0.id == rule.id }
             rules.append(rule)
             try await store.setAPNsFaultRules(rules)
             CLIOutput.print("added \(APNsFaultList.describe(rule))")
+        }
+    }
+
+    /// The rule these options describe; its id is `rule-<n>` when none was given.
+    ///
+    /// - Throws: `ValidationError` with the rule's sentence when the options make no rule.
+    func rule(among rules: [APNsFaultRule]) throws -> APNsFaultRule {
+        let actions: [APNsFaultRule.Action] =
+            (hold ? [.hold] : []) + (closeAfter != nil ? [.close] : []) + (shutdown ? [.shutdown] : [])
+        guard actions.count <= 1 else { throw ValidationError("--hold, --close-after and --shutdown exclude each other") }
+        do {
+            return try APNsFaultRule(
+                id: id ?? Self.freeID(among: rules), action: actions.first ?? .answer, reason: reason, count: closeAfter,
+                delay: try delay.map(Self.seconds) ?? 0, topic: topic, token: token, fraction: fraction, seed: seed)
+        } catch let error as APNsFaultRuleError {
+            throw ValidationError(error.description)
         }
     }
 
@@ -92,7 +110,8 @@ struct APNsFaultList: AsyncParsableCommand {
             if global.json {
                 let objects: [[String: Any]] = rules.map { rule in
                     [
-                        "id": rule.id, "reason": rule.reason ?? NSNull(), "status": rule.answer?.status ?? NSNull(),
+                        "id": rule.id, "action": rule.action.rawValue, "count": rule.count ?? NSNull(),
+                        "reason": rule.reason ?? NSNull(), "status": rule.answer?.status ?? NSNull(),
                         "delay": rule.delay, "topic": rule.topic ?? NSNull(), "token": rule.token ?? NSNull(),
                         "fraction": rule.fraction, "seed": rule.seed,
                     ]
@@ -108,7 +127,13 @@ struct APNsFaultList: AsyncParsableCommand {
     /// One line: `busy: 429 TooManyRequests, topic com.example.app, 25% (seed 7)`.
     static func describe(_ rule: APNsFaultRule) -> String {
         var parts: [String] = []
-        if let answer = rule.answer { parts.append("\(answer.status) \(answer.reason)") }
+        switch rule.action {
+        case .answer: if let answer = rule.answer { parts.append("\(answer.status) \(answer.reason)") }
+        case .hold: parts.append("never answers")
+        case .close:
+            parts.append("closes the connection after \(rule.count ?? 1) (GOAWAY \(rule.reason ?? "Shutdown"))")
+        case .shutdown: parts.append("503 Shutdown, GOAWAY, new connections closed")
+        }
         if rule.delay > 0 { parts.append("after \(rule.delay) s") }
         parts.append(rule.topic.map { "topic \($0)" } ?? "any topic")
         if let token = rule.token { parts.append("token …\(token.suffix(8))") }
@@ -134,6 +159,93 @@ struct APNsFaultClear: AsyncParsableCommand {
             try await store.setAPNsFaultRules(kept)
             CLIOutput.print("removed \(rules.count - kept.count) fault rule\(rules.count - kept.count == 1 ? "" : "s")")
         }
+    }
+}
+
+/// `unotify apns fault load FILE`: replaces the rules with a file's, one rule a line in `fault add`'s options.
+struct APNsFaultLoad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Replace the fault rules with the ones in a file.",
+        discussion: """
+            One rule a line, written with the options of `unotify apns fault add` (--reason, --delay, --hold, \
+            --close-after, --shutdown, --topic, --token, --fraction, --seed, --id); blank lines and lines starting \
+            with # are skipped. A file with a line that does not parse changes nothing: each such line is reported \
+            with its number.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The rules file.") var file: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let text: String
+            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+                throw ValidationError("cannot read \(file): \(error.localizedDescription)")
+            }
+            let rules = try Self.parse(text, name: file)
+            try await openStore(global).setAPNsFaultRules(rules)
+            CLIOutput.print("loaded \(rules.count) fault rule\(rules.count == 1 ? "" : "s") from \(file)")
+            for rule in rules { CLIOutput.print(APNsFaultList.describe(rule)) }
+        }
+    }
+
+    /// The rules of a file's text, in order.
+    ///
+    /// - Throws: `ValidationError` when a line makes no rule, after writing each such line's error to stderr as
+    ///   `name:line: sentence`.
+    static func parse(_ text: String, name: String) throws -> [APNsFaultRule] {
+        var rules: [APNsFaultRule] = []
+        var errors: [String] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            do {
+                let words = try Self.words(trimmed)
+                let options = try APNsFaultAdd.parse(words)
+                let rule = try options.rule(among: rules)
+                if rules.contains(where: { $0.id == rule.id }) {
+                    throw ValidationError("a second rule with the id '\(rule.id)'")
+                }
+                rules.append(rule)
+            } catch {
+                let sentence = (error as? ValidationError)?.message ?? APNsFaultAdd.message(for: error)
+                errors.append("\(name):\(index + 1): \(sentence.split(separator: "\n").first ?? "")")
+            }
+        }
+        guard errors.isEmpty else {
+            // One line each, on stderr; the command's error then says that nothing changed.
+            for error in errors { CLIContext.say(error) }
+            throw ValidationError(
+                "\(errors.count) line\(errors.count == 1 ? "" : "s") of \(name) make no rule: no rule was changed")
+        }
+        return rules
+    }
+
+    /// Splits a line into words as a shell would for these options: spaces separate, '…' and "…" quote.
+    static func words(_ line: String) throws -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == " " || character == "\t" {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        guard quote == nil else { throw ValidationError("a quote is not closed") }
+        if inWord { words.append(current) }
+        return words
     }
 }
 
