@@ -63,11 +63,16 @@ struct PostgresSchedulerTests {
                 let presenterB = RecordingPresenter()
                 let a = NotificationScheduler(store: storeA, clock: clock, presenter: presenterA)
                 let b = NotificationScheduler(store: storeB, clock: clock, presenter: presenterB)
-                for worker in [a, b] {
-                    try await worker.setAuthorization(appID: app, status: .authorized, options: [.alert])
+                // Eight apps of 25 requests: under the engine's default cap of 64 pending requests per app.
+                let apps = (0..<8).map { "com.example.app\($0)" }
+                for app in apps {
+                    for worker in [a, b] {
+                        try await worker.setAuthorization(appID: app, status: .authorized, options: [.alert])
+                    }
                 }
                 for n in 0..<200 {
-                    try await (n % 2 == 0 ? a : b).add(spec("r\(n)", .timeInterval(Double(60 + n % 10), repeats: false)), appID: app)
+                    try await (n % 2 == 0 ? a : b).add(
+                        spec("r\(n)", .timeInterval(Double(60 + n % 10), repeats: false)), appID: apps[n % 8])
                 }
                 clock.advance(by: 70)
                 async let shownA = a.deliverDue()
