@@ -129,10 +129,21 @@ public final class PostgresNotificationStore: NotificationStore {
     /// The first half of an app's advisory lock key (the second is the hash of its identifier).
     static let appLockClass: Int32 = 0x4F55_4E41
 
-    /// Takes the shared plan lock, then each app's lock in a fixed order (so two transactions never deadlock).
+    /// The most apps a transaction locks one by one; a transaction over more apps (a large batch) takes the plan lock
+    /// exclusively instead, since each advisory lock takes a slot of the server's lock table, which
+    /// `max_locks_per_transaction` bounds.
+    static let appLockLimit = 32
+
+    /// Takes the shared plan lock, then each app's lock in a fixed order (so two transactions never deadlock); for
+    /// more than ``appLockLimit`` apps, the plan lock exclusively, which excludes every other per-app transaction.
     static func lockApps(_ apps: some Sequence<String>, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        let apps = Set(apps)
+        guard apps.count <= appLockLimit else {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(planLock))", logger: logger)
+            return
+        }
         try await connection.query("SELECT pg_advisory_xact_lock_shared(\(planLock))", logger: logger)
-        for app in Set(apps).sorted() {
+        for app in apps.sorted() {
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(\(appLockClass), hashtext(\(app)))", logger: logger)
         }
@@ -229,35 +240,6 @@ public final class PostgresNotificationStore: NotificationStore {
         return revision
     }
 
-    /// Keeps the app's `cap` soonest-firing dated requests, deleting the others with a `discarded` history entry.
-    /// The caller holds the app's lock.
-    /// - Returns: The deleted requests.
-    static func applyCap(
-        _ cap: Int, appID: String, at date: Date, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> [PendingRequest] {
-        let excess = try await pendingRows(
-            """
-            SELECT \(unescaped: pendingColumns) FROM \(unescaped: pendingJoin)
-            WHERE p.app = \(appID) AND COALESCE(p.next_fire, f.next_fire) IS NOT NULL
-            ORDER BY COALESCE(p.next_fire, f.next_fire), p.id OFFSET \(max(cap, 0))
-            """, connection, logger)
-        guard !excess.isEmpty else { return [] }
-        try await connection.query("DELETE FROM pending WHERE id = ANY(\(excess.map(\.id)))", logger: logger)
-        var discarded: [PendingRequest] = []
-        for row in excess {
-            guard let request = row.request else { continue }  // unreadable: dropped, no history
-            discarded.append(request)
-            try await appendHistory(
-                HistoryEntry(
-                    appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
-                    dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [],
-                    outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept"),
-                connection, logger)
-        }
-        try await pruneFloatingPlans(apps: [appID], connection, logger)
-        return discarded
-    }
-
     /// Deletes the plans of these apps that no request follows any more. The caller holds the apps' locks.
     static func pruneFloatingPlans(apps: [String], _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query(
@@ -315,7 +297,7 @@ public final class PostgresNotificationStore: NotificationStore {
             var stored = request
             stored.revision = try await Self.insert(request, connection, logger)
             let discarded =
-                if let cap { try await Self.applyCap(cap, appID: request.appID, at: date, connection, logger) } else {
+                if let cap { try await Self.applyCap(cap, apps: [request.appID], at: date, connection, logger) } else {
                     [PendingRequest]()
                 }
             return PendingInsertion(stored: stored, discarded: discarded)
@@ -326,17 +308,153 @@ public final class PostgresNotificationStore: NotificationStore {
         -> [PendingRequest]
     {
         guard !requests.isEmpty else { return [] }
+        // Encoded before the transaction, so the locks are held for the SQL alone.
+        let rows = try BatchRows(requests)
+        let plans = try BatchPlans(requests)
         return try await transaction { connection, logger in
             let apps = Set(requests.map(\.appID)).sorted()
             try await Self.lockApps(apps, connection, logger)
             let cap = try await Self.policy(connection, logger).pendingCap.map(\.value) ?? fallbackCap
-            // In order: a later request replaces an earlier one of the batch with the same app and identifier.
-            for request in requests { _ = try await Self.insert(request, connection, logger) }
+            try await Self.insert(batch: rows, plans: plans, connection, logger)
             guard let cap else { return [] }
-            var discarded: [PendingRequest] = []
-            for app in apps { discarded += try await Self.applyCap(cap, appID: app, at: date, connection, logger) }
-            return discarded
+            return try await Self.applyCap(cap, apps: apps, at: date, connection, logger)
         }
+    }
+
+    /// A batch's rows as column arrays, for `unnest`: the last request of each app and identifier, in batch order
+    /// (an earlier one is replaced by it, as one by one), with `NaN` and `""` standing for `NULL` (PostgresNIO's
+    /// arrays have no `NULL` elements).
+    struct BatchRows: Sendable {
+        var apps: [String] = []
+        var identifiers: [String] = []
+        var specs: [ByteBuffer] = []
+        var addedAt: [Double] = []
+        var nextFire: [Double] = []
+        var floating: [Bool] = []
+        var calendarKeys: [String] = []
+        var regionStates: [String] = []
+
+        init(_ requests: [PendingRequest]) throws {
+            var last: [String: Int] = [:]
+            for (index, request) in requests.enumerated() { last[request.appID + "\u{0}" + request.identifier] = index }
+            let encoder = JSON.makeEncoder()
+            for (index, request) in requests.enumerated()
+            where last[request.appID + "\u{0}" + request.identifier] == index {
+                let key = try calendarKey(request)
+                apps.append(request.appID)
+                identifiers.append(request.identifier)
+                specs.append(ByteBuffer(bytes: try encoder.encode(request.spec)))
+                addedAt.append(request.addedAt.timeIntervalSince1970)
+                nextFire.append(key == nil ? request.nextFireDate?.timeIntervalSince1970 ?? .nan : .nan)
+                floating.append(request.isFloating)
+                calendarKeys.append(key ?? "")
+                if case .location? = request.spec.trigger { regionStates.append(RegionState.unknown.rawValue) } else {
+                    regionStates.append("")
+                }
+            }
+        }
+    }
+
+    /// The plans a batch's floating calendar requests create or move, as column arrays: for each key, the instant
+    /// the requests one by one would leave it at. `replace` says the instant does not depend on the plan's current one
+    /// (an undated request of the batch left it undated, and only the requests after it count).
+    struct BatchPlans: Sendable {
+        var keys: [String] = []
+        var apps: [String] = []
+        var triggers: [ByteBuffer] = []
+        var nextFire: [Double] = []
+        var replace: [Bool] = []
+
+        init(_ requests: [PendingRequest]) throws {
+            var order: [String] = []
+            var plans: [String: (app: String, trigger: PendingRequest, fire: Double?, replace: Bool)] = [:]
+            for request in requests {
+                guard let key = try calendarKey(request), case .calendar? = request.spec.trigger else { continue }
+                let fire = request.nextFireDate?.timeIntervalSince1970
+                if var plan = plans[key] {
+                    // The upsert's rule, one request after another: an undated request leaves the plan undated,
+                    // a dated one moves it to the sooner of the two (an undated plan takes the request's).
+                    if let fire { plan.fire = min(plan.fire ?? fire, fire) } else { plan = (plan.app, plan.trigger, nil, true) }
+                    plans[key] = plan
+                } else {
+                    order.append(key)
+                    plans[key] = (request.appID, request, fire, fire == nil)
+                }
+            }
+            let encoder = JSON.makeEncoder()
+            for key in order {
+                let plan = plans[key]!
+                keys.append(key)
+                apps.append(plan.app)
+                triggers.append(ByteBuffer(bytes: try encoder.encode(plan.trigger.spec.trigger)))
+                nextFire.append(plan.fire ?? .nan)
+                replace.append(plan.replace)
+            }
+        }
+    }
+
+    /// Adds a batch's rows and plans in a few statements. The caller holds the apps' locks (or the plan lock).
+    static func insert(batch rows: BatchRows, plans: BatchPlans, _ connection: PostgresConnection, _ logger: Logger)
+        async throws
+    {
+        try await connection.query(
+            """
+            DELETE FROM pending WHERE (app, identifier) IN (
+                SELECT * FROM unnest(\(rows.apps)::text[], \(rows.identifiers)::text[]))
+            """, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO pending (app, identifier, spec, added_at, next_fire, floating, calendar_key, region_state)
+            SELECT app, identifier, spec, added_at, NULLIF(next_fire, 'NaN'), floating, NULLIF(calendar_key, ''),
+                NULLIF(region_state, '')
+            FROM unnest(\(rows.apps)::text[], \(rows.identifiers)::text[], \(rows.specs)::bytea[],
+                \(rows.addedAt)::float8[], \(rows.nextFire)::float8[], \(rows.floating)::bool[],
+                \(rows.calendarKeys)::text[], \(rows.regionStates)::text[])
+                WITH ORDINALITY AS t(app, identifier, spec, added_at, next_fire, floating, calendar_key, region_state, n)
+            ORDER BY n
+            """, logger: logger)
+        guard !plans.keys.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO floating_plan (key, app, trigger, next_fire)
+            SELECT key, app, trigger, NULLIF(next_fire, 'NaN')
+            FROM unnest(\(plans.keys)::text[], \(plans.apps)::text[], \(plans.triggers)::bytea[],
+                \(plans.nextFire)::float8[], \(plans.replace)::bool[]) AS t(key, app, trigger, next_fire, replace)
+            ON CONFLICT (key) DO UPDATE SET next_fire = CASE
+                WHEN excluded.next_fire IS NULL THEN NULL
+                WHEN floating_plan.key = ANY(\(plans.keys.enumerated().filter { plans.replace[$0.offset] }.map(\.element)))
+                    THEN excluded.next_fire
+                ELSE LEAST(COALESCE(floating_plan.next_fire, excluded.next_fire), excluded.next_fire) END
+            """, logger: logger)
+    }
+
+    /// Keeps each app's `cap` soonest-firing dated requests, deleting the others with a `discarded` history entry, in
+    /// a few statements whatever the number of apps. The caller holds the apps' locks (or the plan lock).
+    /// - Returns: The deleted requests, by app, soonest first.
+    static func applyCap(
+        _ cap: Int, apps: [String], at date: Date, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [PendingRequest] {
+        let excess = try await pendingRows(
+            """
+            SELECT id, app, spec, added_at, fire, calendar_key FROM (
+                SELECT p.id, p.app, p.spec, p.added_at, COALESCE(p.next_fire, f.next_fire) AS fire, p.calendar_key,
+                    row_number() OVER (PARTITION BY p.app ORDER BY COALESCE(p.next_fire, f.next_fire), p.id) AS rank
+                FROM \(unescaped: pendingJoin)
+                WHERE p.app = ANY(\(apps)) AND COALESCE(p.next_fire, f.next_fire) IS NOT NULL) AS ranked
+            WHERE rank > \(max(cap, 0)) ORDER BY app, rank
+            """, connection, logger)
+        guard !excess.isEmpty else { return [] }
+        try await connection.query("DELETE FROM pending WHERE id = ANY(\(excess.map(\.id)))", logger: logger)
+        let discarded = excess.compactMap(\.request)  // unreadable: dropped, no history
+        try await appendHistory(
+            discarded.map { request in
+                HistoryEntry(
+                    appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
+                    dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [],
+                    outcome: .discarded, detail: "more than \(cap) pending requests; the soonest \(cap) are kept")
+            }, connection, logger)
+        try await pruneFloatingPlans(apps: Array(Set(excess.map(\.app))), connection, logger)
+        return discarded
     }
 
     public func pendingRequests(appID: String) async throws -> [PendingRequest] {
@@ -923,6 +1041,27 @@ public final class PostgresNotificationStore: NotificationStore {
             id = value
         }
         return id
+    }
+
+    /// Appends entries in one statement.
+    static func appendHistory(_ entries: [HistoryEntry], _ connection: PostgresConnection, _ logger: Logger)
+        async throws
+    {
+        guard !entries.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO history (app, request_identifier, title, due, acted_at, presenter, presentation, outcome, detail)
+            SELECT app, request_identifier, title, NULLIF(due, 'NaN'), acted_at, presenter, presentation, outcome,
+                CASE WHEN has_detail THEN detail END
+            FROM unnest(\(entries.map(\.appID))::text[], \(entries.map(\.requestIdentifier))::text[],
+                \(entries.map(\.title))::text[], \(entries.map { $0.dueDate?.timeIntervalSince1970 ?? .nan })::float8[],
+                \(entries.map(\.actedAt.timeIntervalSince1970))::float8[], \(entries.map(\.presenter))::text[],
+                \(entries.map { Int64($0.presentation.rawValue) })::int8[], \(entries.map(\.outcome.rawValue))::text[],
+                \(entries.map { $0.detail ?? "" })::text[], \(entries.map { $0.detail != nil })::bool[])
+                WITH ORDINALITY AS t(app, request_identifier, title, due, acted_at, presenter, presentation, outcome,
+                    detail, has_detail, n)
+            ORDER BY n
+            """, logger: logger)
     }
 
     public func metadata(_ key: String) async throws -> String? {

@@ -226,6 +226,29 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("floating requests of a batch share one plan per app and components, at the soonest instant; an undated one leaves it undated",
+          arguments: StoreKind.allCases)
+    func batchPlans(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let one = start.addingTimeInterval(3_600)
+            let two = start.addingTimeInterval(7_200)
+            _ = try await store.insertPending(daily("old", hour: 7, app: app, firesAt: two), cap: nil, at: start)
+            _ = try await store.insertPending(
+                batch: [
+                    daily("a", hour: 7, app: app, firesAt: two), daily("b", hour: 7, app: app, firesAt: one),
+                    daily("c", hour: 8, app: app, firesAt: two), daily("c", hour: 8, app: app, firesAt: nil),
+                    daily("d", hour: 7, app: "com.example.other", firesAt: two),
+                ], cap: nil, at: start)
+            let plans = try await store.floatingPlans(dueAfter: .distantPast)
+            #expect(plans.count == 2)  // hour 7 of both apps; the hour-8 plan is undated
+            var byHour: [String: Date?] = [:]
+            for plan in try await store.pendingRequests(appID: app) { byHour[plan.identifier] = plan.nextFireDate }
+            #expect(byHour == ["old": one, "a": one, "b": one, "c": nil])
+            #expect(try await store.pendingRequests(appID: "com.example.other").map(\.nextFireDate) == [two])
+            #expect(try await store.nextWakeDate(appID: app) == one)
+        }
+    }
+
     @Test("removing by identifiers or all of an app's requests returns them and leaves other apps alone",
           arguments: StoreKind.allCases)
     func removePending(kind: StoreKind) async throws {
