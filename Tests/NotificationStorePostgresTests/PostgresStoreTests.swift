@@ -87,6 +87,28 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("a stopped worker's claims are not released early, and another worker takes them when their lease ends")
+    func leaseTakeover() async throws {
+        let configuration = try await freshDatabase()
+        let due = start.addingTimeInterval(10)
+        let claimedByA = try await PostgresNotificationStore.withStore(configuration: configuration, owner: "a") { a in
+            _ = try await a.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+            return try await a.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).map(\.revision)
+        }
+        #expect(claimedByA.count == 1)
+        // Worker a is gone (its pool closed) without completing or releasing.
+        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "b") { b in
+            // Whether a worker elsewhere still runs cannot be told: nothing is released before the lease ends.
+            #expect(try await b.releaseAbandonedClaims() == 0)
+            #expect(try await b.claimDue(at: due.addingTimeInterval(59), leaseUntil: due.addingTimeInterval(120), limit: 10).isEmpty)
+            #expect(try await b.nextWakeDate() == due.addingTimeInterval(60))
+            let taken = try await b.claimDue(
+                at: due.addingTimeInterval(60), leaseUntil: due.addingTimeInterval(120), limit: 10)
+            #expect(taken.map(\.revision) == claimedByA)
+            #expect(try await b.claimedFireDates(revisions: claimedByA) == [claimedByA[0]: due])
+        }
+    }
+
     @Test("workers migrating the same new database at the same time migrate it once")
     func concurrentMigrations() async throws {
         let configuration = try await freshDatabase()
