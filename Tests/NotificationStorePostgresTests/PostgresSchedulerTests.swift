@@ -53,6 +53,35 @@ struct PostgresSchedulerTests {
         }
     }
 
+    @Test("a zone change re-plans floating triggers in PostgreSQL: 09:00 follows the new zone")
+    func zoneChange() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            // Monday 5 January 2026, 08:00 in Paris (07:00 UTC).
+            let clock = ManualNotificationClock(
+                now: Date(timeIntervalSince1970: 1_767_596_400), timeZone: TimeZone(identifier: "Europe/Paris")!)
+            let presenter = RecordingPresenter()
+            let scheduler = NotificationScheduler(store: store, clock: clock, presenter: presenter)
+            try await scheduler.setAuthorization(appID: app, status: .authorized, options: [.alert])
+            let nine = CalendarComponents(DateComponents(hour: 9))
+            try await scheduler.add(spec("nine", .calendar(nine, repeats: true, matching: .apple)), appID: app)
+            // Also a second app following the same components: one plan each, moved together.
+            try await scheduler.setAuthorization(appID: "com.example.other", status: .authorized, options: [.alert])
+            try await scheduler.add(spec("nine", .calendar(nine, repeats: true, matching: .apple)), appID: "com.example.other")
+            clock.setTimeZone(TimeZone(identifier: "America/New_York")!)
+            try await scheduler.timeZoneDidChange()
+            let newYorkNine = Date(timeIntervalSince1970: 1_767_621_600)  // 14:00 UTC
+            #expect(try await store.floatingPlans(dueAfter: clock.now).map(\.nextFireDate) == [newYorkNine, newYorkNine])
+            clock.set(to: Date(timeIntervalSince1970: 1_767_600_000))  // 09:00 in Paris
+            await scheduler.deliverDue()
+            #expect(presenter.presentations.isEmpty)
+            clock.set(to: newYorkNine)
+            await scheduler.deliverDue()
+            #expect(presenter.presentations.map(\.appID).sorted() == [app, "com.example.other"])
+            #expect(presenter.presentations.allSatisfy { $0.dueDate == newYorkNine })
+        }
+    }
+
     @Test("two schedulers on one database, as two workers, deliver every due fire once between them")
     func twoWorkers() async throws {
         let configuration = try await freshDatabase()
