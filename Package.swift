@@ -196,7 +196,7 @@ let package = Package(
             name: "NotificationStoreConformanceTests",
             dependencies: [
                 "NotificationStoreSQLite", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // What only the PostgreSQL store has to show: concurrent workers' claims, migrations, the scheduler on it.

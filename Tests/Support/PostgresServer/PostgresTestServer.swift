@@ -74,8 +74,8 @@ public final class PostgresTestServer: Sendable {
         return try await task.value
     }
 
-    /// The root of every test server's folder: `<pid of the test process>` below it.
-    private static var root: String { "/tmp/openun-postgres-tests" }
+    /// The root of every test server's folder, one per user running tests: `<pid of the test process>` below it.
+    private static var root: String { "/tmp/openun-postgres-tests-\(getuid())" }
 
     private static func start() async throws -> PostgresTestServer {
         guard let binaries = binaryFolder() else {
