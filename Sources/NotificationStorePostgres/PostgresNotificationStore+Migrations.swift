@@ -100,7 +100,7 @@ extension PostgresNotificationStore {
                 "CREATE TABLE metadata (key text PRIMARY KEY, value text NOT NULL)",
                 // The APNs endpoint's request log: a ring of the newest requests, each an APNsLogEntry as JSON.
                 "CREATE TABLE apns_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, entry bytea NOT NULL)",
-            ]),
+            ])
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).
@@ -146,6 +146,7 @@ extension PostgresNotificationStore {
         /// The newest version this store knows.
         public var known: Int
 
+        /// For example `the database has schema version 3; this version of the store knows versions up to 1`.
         public var description: String {
             "the database has schema version \(found); this version of the store knows versions up to \(known)"
         }

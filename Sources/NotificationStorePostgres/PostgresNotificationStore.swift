@@ -121,10 +121,12 @@ public final class PostgresNotificationStore: NotificationStore {
     /// Runs `body`, a single statement that only reads, on a pooled connection without `BEGIN` and `COMMIT` (a
     /// statement is atomic on its own; this saves two round trips), ignoring the caller's cancellation like
     /// ``transaction(_:)``.
-    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T
+    {
         let client = client
         let logger = logger
-        return try await Task { try await client.withConnection { connection in try await body(connection, logger) } }.value
+        return try await Task { try await client.withConnection { connection in try await body(connection, logger) } }
+            .value
     }
 
     /// Serialization failures and deadlocks: the transaction may simply be run again.
@@ -145,7 +147,8 @@ public final class PostgresNotificationStore: NotificationStore {
 
     /// Takes the shared plan lock, then each app's lock in a fixed order (so two transactions never deadlock); for
     /// more than ``appLockLimit`` apps, the plan lock exclusively, which excludes every other per-app transaction.
-    static func lockApps(_ apps: some Sequence<String>, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func lockApps(_ apps: some Sequence<String>, _ connection: PostgresConnection, _ logger: Logger) async throws
+    {
         let apps = Set(apps)
         guard apps.count <= appLockLimit else {
             try await connection.query("SELECT pg_advisory_xact_lock(\(planLock))", logger: logger)
@@ -192,11 +195,13 @@ public final class PostgresNotificationStore: NotificationStore {
         -> [PendingRow]
     {
         var rows: [PendingRow] = []
-        for try await (id, app, spec, addedAt, nextFire, calendarKey) in try await connection.query(query, logger: logger)
-            .decode((Int64, String, Data, Double, Double?, String?).self)
-        {
+        for try await (id, app, spec, addedAt, nextFire, calendarKey) in try await connection.query(
+            query, logger: logger
+        )
+        .decode((Int64, String, Data, Double, Double?, String?).self) {
             rows.append(
-                PendingRow(id: id, app: app, spec: spec, addedAt: addedAt, nextFire: nextFire, calendarKey: calendarKey))
+                PendingRow(id: id, app: app, spec: spec, addedAt: addedAt, nextFire: nextFire, calendarKey: calendarKey)
+            )
         }
         return rows
     }
@@ -220,7 +225,8 @@ public final class PostgresNotificationStore: NotificationStore {
         let spec = try encoder.encode(request.spec)
         let key = try calendarKey(request)
         let nextFire = key == nil ? request.nextFireDate?.timeIntervalSince1970 : nil
-        let regionState: String? = if case .location? = request.spec.trigger { RegionState.unknown.rawValue } else { nil }
+        let regionState: String? =
+            if case .location? = request.spec.trigger { RegionState.unknown.rawValue } else { nil }
         try await connection.query(
             "DELETE FROM pending WHERE app = \(request.appID) AND identifier = \(request.identifier)", logger: logger)
         var revision: Int64 = 0
@@ -357,7 +363,9 @@ public final class PostgresNotificationStore: NotificationStore {
                 nextFire.append(key == nil ? request.nextFireDate?.timeIntervalSince1970 ?? .nan : .nan)
                 floating.append(request.isFloating)
                 calendarKeys.append(key ?? "")
-                if case .location? = request.spec.trigger { regionStates.append(RegionState.unknown.rawValue) } else {
+                if case .location? = request.spec.trigger {
+                    regionStates.append(RegionState.unknown.rawValue)
+                } else {
                     regionStates.append("")
                 }
             }
@@ -383,7 +391,11 @@ public final class PostgresNotificationStore: NotificationStore {
                 if var plan = plans[key] {
                     // The upsert's rule, one request after another: an undated request leaves the plan undated,
                     // a dated one moves it to the sooner of the two (an undated plan takes the request's).
-                    if let fire { plan.fire = min(plan.fire ?? fire, fire) } else { plan = (plan.app, plan.trigger, nil, true) }
+                    if let fire {
+                        plan.fire = min(plan.fire ?? fire, fire)
+                    } else {
+                        plan = (plan.app, plan.trigger, nil, true)
+                    }
                     plans[key] = plan
                 } else {
                     order.append(key)
@@ -515,9 +527,10 @@ public final class PostgresNotificationStore: NotificationStore {
                 """
             // A plan counts while one of its requests still has to fire for it and is not being delivered.
             var date: Double?
-            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-                .decode(Double?.self)
-            {
+            for try await value in try await connection.query(
+                PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger
+            )
+            .decode(Double?.self) {
                 date = value
             }
             return date.map(Date.init(timeIntervalSince1970:))
@@ -807,10 +820,12 @@ public final class PostgresNotificationStore: NotificationStore {
                         WHERE region_state IS NOT NULL\(appID == nil ? "" : " AND app = $1") ORDER BY id
                         """, binds: binds), logger: logger
             ).decode((Int64, String, Data, Double, Double?, String).self) {
-                let row = PendingRow(id: id, app: app, spec: spec, addedAt: addedAt, nextFire: nextFire, calendarKey: nil)
+                let row = PendingRow(
+                    id: id, app: app, spec: spec, addedAt: addedAt, nextFire: nextFire, calendarKey: nil)
                 // An unreadable row is left out, not allowed to hide the others.
                 guard let request = row.request else { continue }
-                states.append(LocationRequestState(request: request, state: RegionState(rawValue: regionState) ?? .unknown))
+                states.append(
+                    LocationRequestState(request: request, state: RegionState(rawValue: regionState) ?? .unknown))
             }
             return states
         }
@@ -962,7 +977,8 @@ public final class PostgresNotificationStore: NotificationStore {
     public func appState(appID: String) async throws -> AppState? {
         try await read { connection, logger in
             try await Self.appStates(
-                "SELECT id, authorization_status, granted_options, badge FROM app WHERE id = \(appID)", connection, logger
+                "SELECT id, authorization_status, granted_options, badge FROM app WHERE id = \(appID)", connection,
+                logger
             ).first
         }
     }
@@ -1020,8 +1036,10 @@ public final class PostgresNotificationStore: NotificationStore {
                 entries.append(
                     HistoryEntry(
                         id: id, appID: app, requestIdentifier: request, title: title,
-                        dueDate: due.map(Date.init(timeIntervalSince1970:)), actedAt: Date(timeIntervalSince1970: actedAt),
-                        presenter: presenter, presentation: PresentationSet(rawValue: UInt(truncatingIfNeeded: presentation)),
+                        dueDate: due.map(Date.init(timeIntervalSince1970:)),
+                        actedAt: Date(timeIntervalSince1970: actedAt),
+                        presenter: presenter,
+                        presentation: PresentationSet(rawValue: UInt(truncatingIfNeeded: presentation)),
                         outcome: HistoryEntry.Outcome(rawValue: outcome) ?? .delivered, detail: detail))
             }
             return entries

@@ -25,7 +25,8 @@ struct StoreConformanceTests {
     func history(_ request: PendingRequest, at date: Date) -> HistoryEntry {
         HistoryEntry(
             appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
-            dueDate: request.nextFireDate, actedAt: date, presenter: "test", presentation: [.banner], outcome: .delivered)
+            dueDate: request.nextFireDate, actedAt: date, presenter: "test", presentation: [.banner],
+            outcome: .delivered)
     }
 
     func daily(_ id: String, hour: Int, app: String, firesAt date: Date?) -> PendingRequest {
@@ -54,7 +55,8 @@ struct StoreConformanceTests {
             #expect(try await store.categories(appID: app).first?.actions.first?.title == "X")
             #expect(try await store.categories(appID: "com.example.none").isEmpty)
             let state = try await store.appState(appID: app)
-            #expect(state == AppState(appID: app, authorization: .authorized, grantedOptions: [.alert, .badge], badge: 4))
+            #expect(
+                state == AppState(appID: app, authorization: .authorized, grantedOptions: [.alert, .badge], badge: 4))
             #expect(try await store.appState(appID: "com.example.none") == nil)
             #expect(try await store.allAppStates().map(\.appID) == [app])
             #expect(try await store.metadata("k") == "w")
@@ -90,8 +92,10 @@ struct StoreConformanceTests {
             #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).count == 1)
             // Another engine on the same store does not take it while claimed.
             #expect(
-                try await store.claimDue(at: due.addingTimeInterval(1), leaseUntil: due.addingTimeInterval(61), limit: 10)
-                    .isEmpty)
+                try await store.claimDue(
+                    at: due.addingTimeInterval(1), leaseUntil: due.addingTimeInterval(61), limit: 10
+                )
+                .isEmpty)
             #expect(try await store.nextWakeDate() == due.addingTimeInterval(60))
             // The claimant died: after the lease the request is due again.
             #expect(
@@ -101,7 +105,8 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("claims ahead take requests due by the horizon, soonest first, up to the limit", arguments: StoreKind.allCases)
+    @Test(
+        "claims ahead take requests due by the horizon, soonest first, up to the limit", arguments: StoreKind.allCases)
     func claimAhead(kind: StoreKind) async throws {
         try await kind.withStore { store in
             for (id, seconds) in [("late", 30.0), ("soon", 10.0), ("later", 20.0), ("other", 15.0)] {
@@ -114,21 +119,30 @@ struct StoreConformanceTests {
                     at: now, dueBy: now, leaseUntil: now.addingTimeInterval(60), limit: 10, appID: nil
                 ).isEmpty)
             let claimed = try await store.claimDue(
-                at: now, dueBy: start.addingTimeInterval(25), leaseUntil: now.addingTimeInterval(60), limit: 2, appID: app)
+                at: now, dueBy: start.addingTimeInterval(25), leaseUntil: now.addingTimeInterval(60), limit: 2,
+                appID: app)
             #expect(claimed.map(\.identifier) == ["soon", "later"])
             #expect(claimed.map(\.nextFireDate) == [10, 20].map { start.addingTimeInterval($0) })
             let fires = try await store.claimedFireDates(revisions: claimed.map(\.revision) + [999_999])
-            #expect(fires == [claimed[0].revision: start.addingTimeInterval(10), claimed[1].revision: start.addingTimeInterval(20)])
+            #expect(
+                fires == [
+                    claimed[0].revision: start.addingTimeInterval(10),
+                    claimed[1].revision: start.addingTimeInterval(20),
+                ])
             // Released, they are due again at their own instants.
             try await store.releaseClaims(revisions: [claimed[0].revision])
-            #expect(try await store.claimedFireDates(revisions: claimed.map(\.revision)).keys.sorted() == [claimed[1].revision])
+            #expect(
+                try await store.claimedFireDates(revisions: claimed.map(\.revision)).keys.sorted() == [
+                    claimed[1].revision
+                ])
             #expect(try await store.nextWakeDate(appID: app) == start.addingTimeInterval(10))
             #expect(try await store.nextWakeDate(appID: "com.example.other") == start.addingTimeInterval(15))
         }
     }
 
-    @Test("completing a fire reschedules or removes, lists the delivery, sets the badge and records history",
-          arguments: StoreKind.allCases)
+    @Test(
+        "completing a fire reschedules or removes, lists the delivery, sets the badge and records history",
+        arguments: StoreKind.allCases)
     func completeFire(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let stored = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
@@ -136,9 +150,11 @@ struct StoreConformanceTests {
             let delivered = DeliveredNotification(
                 appID: stored.appID, request: stored.spec, date: due, dueDate: due, presentation: [.banner])
             let historyID = try await store.completeFire(
-                stored, nextFireDate: due.addingTimeInterval(60), delivered: delivered, history: history(stored, at: due),
+                stored, nextFireDate: due.addingTimeInterval(60), delivered: delivered,
+                history: history(stored, at: due),
                 badge: 2)
-            #expect(try await store.pendingRequests(appID: stored.appID).first?.nextFireDate == due.addingTimeInterval(60))
+            #expect(
+                try await store.pendingRequests(appID: stored.appID).first?.nextFireDate == due.addingTimeInterval(60))
             #expect(try await store.deliveredNotifications(appID: stored.appID).first?.historyID == historyID)
             #expect(try await store.appState(appID: stored.appID)?.badge == 2)
             #expect(try await store.history(appID: stored.appID, limit: 10).first?.id == historyID)
@@ -149,8 +165,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("queued responses are kept in order until acknowledged; a response sets the history outcome",
-          arguments: StoreKind.allCases)
+    @Test(
+        "queued responses are kept in order until acknowledged; a response sets the history outcome",
+        arguments: StoreKind.allCases)
     func queuedResponses(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let stored = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
@@ -187,8 +204,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("the store's cap wins over the caller's, and an insertion reports what it discarded",
-          arguments: StoreKind.allCases)
+    @Test(
+        "the store's cap wins over the caller's, and an insertion reports what it discarded",
+        arguments: StoreKind.allCases)
     func storePolicyCap(kind: StoreKind) async throws {
         try await kind.withStore { store in
             #expect(try await store.policy() == StorePolicy())
@@ -207,8 +225,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("a batch replaces by identifier, earlier in the batch too, then caps each app once",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a batch replaces by identifier, earlier in the batch too, then caps each app once",
+        arguments: StoreKind.allCases)
     func batch(kind: StoreKind) async throws {
         try await kind.withStore { store in
             _ = try await store.insertPending(request("x", fireIn: 5), cap: nil, at: start)
@@ -226,8 +245,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("floating requests of a batch share one plan per app and components, at the soonest instant; an undated one leaves it undated",
-          arguments: StoreKind.allCases)
+    @Test(
+        "floating requests of a batch share one plan per app and components, at the soonest instant; an undated one leaves it undated",
+        arguments: StoreKind.allCases)
     func batchPlans(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let one = start.addingTimeInterval(3_600)
@@ -249,11 +269,14 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("removing by identifiers or all of an app's requests returns them and leaves other apps alone",
-          arguments: StoreKind.allCases)
+    @Test(
+        "removing by identifiers or all of an app's requests returns them and leaves other apps alone",
+        arguments: StoreKind.allCases)
     func removePending(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            for id in ["a", "b", "c"] { _ = try await store.insertPending(request(id, fireIn: 60), cap: nil, at: start) }
+            for id in ["a", "b", "c"] {
+                _ = try await store.insertPending(request(id, fireIn: 60), cap: nil, at: start)
+            }
             _ = try await store.insertPending(request("a", fireIn: 60, app: "com.example.other"), cap: nil, at: start)
             #expect(try await store.removePending(appID: app, identifiers: ["b", "zz"]).map(\.identifier) == ["b"])
             #expect(try await store.removePending(appID: app, identifiers: nil).map(\.identifier) == ["a", "c"])
@@ -262,8 +285,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("floating requests share a plan: claimed together, the plan moves on once all have fired",
-          arguments: StoreKind.allCases)
+    @Test(
+        "floating requests share a plan: claimed together, the plan moves on once all have fired",
+        arguments: StoreKind.allCases)
     func floatingPlanLifecycle(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let seven = start.addingTimeInterval(3_600)
@@ -314,8 +338,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("a re-plan asks once per distinct trigger, moves every app's plan of it, and leaves due plans alone",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a re-plan asks once per distinct trigger, moves every app's plan of it, and leaves due plans alone",
+        arguments: StoreKind.allCases)
     func replanPerTrigger(kind: StoreKind) async throws {
         try await kind.withStore { store in
             for app in ["com.example.a", "com.example.b", "com.example.c"] {
@@ -350,8 +375,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("a re-plan that finds no next match ends the plans of that trigger and the requests following them",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a re-plan that finds no next match ends the plans of that trigger and the requests following them",
+        arguments: StoreKind.allCases)
     func replanEnds(kind: StoreKind) async throws {
         try await kind.withStore { store in
             for app in ["com.example.a", "com.example.b"] {
@@ -393,18 +419,21 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("location requests start unknown; a crossing that notifies makes them due; repeating ones wait again",
-          arguments: StoreKind.allCases)
+    @Test(
+        "location requests start unknown; a crossing that notifies makes them due; repeating ones wait again",
+        arguments: StoreKind.allCases)
     func locationRequests(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let tower = RegionSpec(identifier: "tower", latitude: 48.8584, longitude: 2.2945, radius: 150)
             let once = PendingRequest(
                 appID: app,
-                spec: RequestSpec(identifier: "once", content: NotificationPayload(), trigger: .location(tower, repeats: false)),
+                spec: RequestSpec(
+                    identifier: "once", content: NotificationPayload(), trigger: .location(tower, repeats: false)),
                 addedAt: start, nextFireDate: nil)
             let again = PendingRequest(
                 appID: app,
-                spec: RequestSpec(identifier: "again", content: NotificationPayload(), trigger: .location(tower, repeats: true)),
+                spec: RequestSpec(
+                    identifier: "again", content: NotificationPayload(), trigger: .location(tower, repeats: true)),
                 addedAt: start, nextFireDate: nil)
             _ = try await store.insertPending(once, cap: nil, at: start)
             _ = try await store.insertPending(again, cap: nil, at: start)
@@ -453,8 +482,9 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("the APNs log keeps its newest entries and reads after an identifier, oldest first",
-          arguments: StoreKind.allCases)
+    @Test(
+        "the APNs log keeps its newest entries and reads after an identifier, oldest first",
+        arguments: StoreKind.allCases)
     func apnsLogRing(kind: StoreKind) async throws {
         try await kind.withStore { store in
             func entry(_ n: Int) -> APNsLogEntry {

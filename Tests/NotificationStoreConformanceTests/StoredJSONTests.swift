@@ -3,9 +3,10 @@ import GRDB
 import NotificationEngine
 import NotificationModel
 import NotificationStorePostgres
-@testable import NotificationStoreSQLite
 import PostgresNIO
 import Testing
+
+@testable import NotificationStoreSQLite
 
 @Suite("Stored JSON")
 struct StoredJSONTests {
@@ -17,7 +18,8 @@ struct StoredJSONTests {
         content.userInfo = ["n": .integer(3), "who": .array([.string("a"), .string("b")])]
         let spec = RequestSpec(
             identifier: "standup", content: content,
-            trigger: .calendar(CalendarComponents(DateComponents(hour: 9, weekday: 2)), repeats: true, matching: .apple))
+            trigger: .calendar(CalendarComponents(DateComponents(hour: 9, weekday: 2)), repeats: true, matching: .apple)
+        )
         let request = PendingRequest(
             appID: "com.example.app", spec: spec, addedAt: Date(timeIntervalSince1970: 1_767_603_600.25),
             nextFireDate: Date(timeIntervalSince1970: 1_767_600_000))

@@ -43,7 +43,8 @@ struct PostgresSchedulerTests {
             }
             let shown = presenter.presentations
             #expect(shown.filter { $0.identifier == "nag" }.count == 6)
-            #expect(shown.filter { $0.identifier == "nine" }.map(\.dueDate) == [Date(timeIntervalSince1970: 1_767_600_000)])
+            #expect(
+                shown.filter { $0.identifier == "nine" }.map(\.dueDate) == [Date(timeIntervalSince1970: 1_767_600_000)])
             #expect(shown.allSatisfy { $0.date >= $0.dueDate })
             #expect(try await scheduler.pendingRequests(appID: app).map(\.identifier).sorted() == ["nag", "nine"])
             #expect(try await scheduler.deliveredNotifications(appID: app).count == 3)
@@ -67,11 +68,13 @@ struct PostgresSchedulerTests {
             try await scheduler.add(spec("nine", .calendar(nine, repeats: true, matching: .apple)), appID: app)
             // Also a second app following the same components: one plan each, moved together.
             try await scheduler.setAuthorization(appID: "com.example.other", status: .authorized, options: [.alert])
-            try await scheduler.add(spec("nine", .calendar(nine, repeats: true, matching: .apple)), appID: "com.example.other")
+            try await scheduler.add(
+                spec("nine", .calendar(nine, repeats: true, matching: .apple)), appID: "com.example.other")
             clock.setTimeZone(TimeZone(identifier: "America/New_York")!)
             try await scheduler.timeZoneDidChange()
             let newYorkNine = Date(timeIntervalSince1970: 1_767_621_600)  // 14:00 UTC
-            #expect(try await store.floatingPlans(dueAfter: clock.now).map(\.nextFireDate) == [newYorkNine, newYorkNine])
+            #expect(
+                try await store.floatingPlans(dueAfter: clock.now).map(\.nextFireDate) == [newYorkNine, newYorkNine])
             clock.set(to: Date(timeIntervalSince1970: 1_767_600_000))  // 09:00 in Paris
             await scheduler.deliverDue()
             #expect(presenter.presentations.isEmpty)

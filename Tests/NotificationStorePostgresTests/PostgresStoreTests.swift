@@ -11,7 +11,8 @@ import Testing
 func freshDatabase() async throws -> PostgresClient.Configuration {
     let server = try await PostgresTestServer.shared()
     return PostgresClient.Configuration(
-        unixSocketPath: server.socketPath, username: server.user, password: nil, database: try await server.makeDatabase())
+        unixSocketPath: server.socketPath, username: server.user, password: nil,
+        database: try await server.makeDatabase())
 }
 
 /// Runs `body` with a plain client on `configuration`'s database, for looking at rows behind the store's back.
@@ -33,7 +34,8 @@ func request(_ id: String, fireIn seconds: TimeInterval?, app: String = "com.exa
     var content = NotificationPayload()
     content.title = id
     return PendingRequest(
-        appID: app, spec: RequestSpec(identifier: id, content: content, trigger: .timeInterval(seconds ?? 1, repeats: false)),
+        appID: app,
+        spec: RequestSpec(identifier: id, content: content, trigger: .timeInterval(seconds ?? 1, repeats: false)),
         addedAt: start, nextFireDate: seconds.map { start.addingTimeInterval($0) })
 }
 
@@ -100,7 +102,9 @@ struct PostgresStoreTests {
         try await PostgresNotificationStore.withStore(configuration: configuration, owner: "b") { b in
             // Whether a worker elsewhere still runs cannot be told: nothing is released before the lease ends.
             #expect(try await b.releaseAbandonedClaims() == 0)
-            #expect(try await b.claimDue(at: due.addingTimeInterval(59), leaseUntil: due.addingTimeInterval(120), limit: 10).isEmpty)
+            #expect(
+                try await b.claimDue(at: due.addingTimeInterval(59), leaseUntil: due.addingTimeInterval(120), limit: 10)
+                    .isEmpty)
             #expect(try await b.nextWakeDate() == due.addingTimeInterval(60))
             let taken = try await b.claimDue(
                 at: due.addingTimeInterval(60), leaseUntil: due.addingTimeInterval(120), limit: 10)
@@ -115,7 +119,8 @@ struct PostgresStoreTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
                 group.addTask {
-                    try await PostgresNotificationStore.withStore(configuration: configuration, owner: "w\(worker)") { store in
+                    try await PostgresNotificationStore.withStore(configuration: configuration, owner: "w\(worker)") {
+                        store in
                         _ = try await store.insertPending(request("r\(worker)", fireIn: 10), cap: nil, at: start)
                     }
                 }
@@ -149,7 +154,9 @@ struct PostgresStoreTests {
     func unreadableRow() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
-            for id in ["a", "poison", "b"] { _ = try await store.insertPending(request(id, fireIn: 60), cap: nil, at: start) }
+            for id in ["a", "poison", "b"] {
+                _ = try await store.insertPending(request(id, fireIn: 60), cap: nil, at: start)
+            }
             try await withClient(configuration) { client in
                 try await client.query("UPDATE pending SET spec = \(Data("{".utf8)) WHERE identifier = 'poison'")
             }

@@ -3,11 +3,11 @@ import NotificationPlatform
 import Synchronization
 
 #if os(Linux)
-import Glibc
+    import Glibc
 #elseif os(macOS)
-import Darwin
+    import Darwin
 #else
-#error("PostgresTestServer: unsupported operating system")
+    #error("PostgresTestServer: unsupported operating system")
 #endif
 
 /// A throwaway PostgreSQL server for tests: `initdb` and `pg_ctl` from Debian's `postgresql` package, run in a
@@ -29,11 +29,13 @@ import Darwin
 /// let server = try await PostgresTestServer.shared()
 /// let database = try await server.makeDatabase()
 /// let store = try await PostgresNotificationStore(
-///     configuration: .init(unixSocketPath: server.socketPath, username: server.user, password: nil, database: database))
+///     configuration: .init(
+///         unixSocketPath: server.socketPath, username: server.user, password: nil, database: database))
 /// ```
 public final class PostgresTestServer: Sendable {
     /// Why a server could not be started or a database made.
     public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// What failed, with the program's output and the server's log when there is one.
         public let description: String
     }
 
@@ -97,10 +99,12 @@ public final class PostgresTestServer: Sendable {
         }
         let server = PostgresTestServer(folder: folder, binaries: binaries)
         try await server.run(
-            "initdb", ["-D", folder + "/data", "-U", server.user, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"],
+            "initdb",
+            ["-D", folder + "/data", "-U", server.user, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"],
             as: owner)
         // Durability is not what these tests measure: no fsync makes each test's database cheap.
-        let options = "-k \(folder) -c listen_addresses='' -p \(server.port) -c fsync=off -c synchronous_commit=off "
+        let options =
+            "-k \(folder) -c listen_addresses='' -p \(server.port) -c fsync=off -c synchronous_commit=off "
             + "-c full_page_writes=off -c max_connections=300"
         try await server.run(
             "pg_ctl", ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o", options, "start"],
