@@ -28,9 +28,9 @@ import Synchronization
 /// ```swift
 /// let server = try await PostgresTestServer.shared()
 /// let database = try await server.makeDatabase()
-/// let store = try await PostgresNotificationStore(
-///     configuration: .init(
-///         unixSocketPath: server.socketPath, username: server.user, password: nil, database: database))
+/// let configuration = PostgresClient.Configuration(
+///     unixSocketPath: server.socketPath, username: server.user, password: nil, database: database)
+/// try await PostgresNotificationStore.withStore(configuration: configuration) { store in … }
 /// ```
 public final class PostgresTestServer: Sendable {
     /// Why a server could not be started or a database made.
