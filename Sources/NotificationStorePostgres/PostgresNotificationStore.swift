@@ -154,11 +154,17 @@ public final class PostgresNotificationStore: NotificationStore {
             try await connection.query("SELECT pg_advisory_xact_lock(\(planLock))", logger: logger)
             return
         }
-        try await connection.query("SELECT pg_advisory_xact_lock_shared(\(planLock))", logger: logger)
+        // One statement (one round trip); PostgreSQL evaluates a select list from left to right.
+        var binds = PostgresBindings()
+        binds.append(planLock)
+        binds.append(appLockClass)
+        var calls = ["pg_advisory_xact_lock_shared($1)"]
         for app in apps.sorted() {
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(\(appLockClass), hashtext(\(app)))", logger: logger)
+            binds.append(app)
+            calls.append("pg_advisory_xact_lock($2, hashtext($\(binds.count)))")
         }
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT " + calls.joined(separator: ", "), binds: binds), logger: logger)
     }
 
     // MARK: - Rows
