@@ -1029,7 +1029,7 @@ public final class PostgresNotificationStore: NotificationStore {
         try await read { connection, logger in
             var binds = PostgresBindings()
             if let appID { binds.append(appID) }
-            binds.append(max(limit, 0))
+            binds.append(limit < 0 ? Int.max : limit)  // as SQLite: a negative limit is none
             let sql = """
                 SELECT id, app, request_identifier, title, due, acted_at, presenter, presentation, outcome, detail
                 FROM history\(appID == nil ? "" : " WHERE app = $1") ORDER BY id DESC LIMIT $\(binds.count)

@@ -479,6 +479,8 @@ struct StoreConformanceTests {
             #expect(a.last?.presentation == [.list])
             #expect(a.last?.actedAt == start)
             #expect(try await store.history(appID: nil, limit: 1).map(\.requestIdentifier) == ["r2"])
+            #expect(try await store.history(appID: nil, limit: 0).isEmpty)
+            #expect(try await store.history(appID: nil, limit: -1).count == 3)
         }
     }
 
