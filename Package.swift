@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -79,6 +80,15 @@ let package = Package(
         .target(
             name: "NotificationStoreSQLite",
             dependencies: ["NotificationEngine", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The PostgreSQL implementation of `NotificationStore`, for server mode (issue 12): the only module that imports
+        // PostgresNIO, and nothing but its tests and server mode depends on it.
+        .target(
+            name: "NotificationStorePostgres",
+            dependencies: [
+                "NotificationEngine", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The versioned messages between apps and the daemon (JSON lines).
         .target(name: "NotificationWire", dependencies: ["NotificationModel", "NotificationLocation"]),
@@ -185,6 +195,22 @@ let package = Package(
             name: "NotificationStoreSQLiteTests",
             dependencies: ["NotificationStoreSQLite", "PowerCutFixture", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The store conformance suite: the same behavioural tests against the SQLite and the PostgreSQL store.
+        .testTarget(
+            name: "NotificationStoreConformanceTests",
+            dependencies: [
+                "NotificationStoreSQLite", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // What only the PostgreSQL store has to show: concurrent workers' claims, migrations, the scheduler on it.
+        .testTarget(
+            name: "NotificationStorePostgresTests",
+            dependencies: [
+                "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine", "OpenUserNotificationsTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
@@ -232,6 +258,9 @@ let package = Package(
             ],
             path: "Tests/Support/ImageServer"
         ),
+        // A throwaway PostgreSQL server for tests (initdb and pg_ctl from Debian's packages, in a temporary folder, as an
+        // unprivileged user when the tests run as root); Foundation only, so suites reuse it without PostgresNIO.
+        .target(name: "PostgresTestServer", dependencies: ["NotificationPlatform"], path: "Tests/Support/PostgresServer"),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(
             name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],

@@ -707,7 +707,8 @@ public actor NotificationScheduler {
         }
     }
 
-    /// Records fires in the store, each followed by its badge.
+    /// Records fires in the store, each followed by its badge; then moves on the floating plans whose requests have
+    /// all fired now (the loop's own pass may have looked before these fires were recorded).
     private func finish(_ completions: [Completion]) async {
         for completion in completions {
             await complete(
@@ -717,6 +718,7 @@ public actor NotificationScheduler {
                 await presenter.badgeDidChange(appID: completion.request.appID, count: badge)
             }
         }
+        if completions.contains(where: \.request.isFloating) { await advanceFloatingPlans(at: clock.now) }
     }
 
     /// Handles one claimed fire: presents it (or skips it), and returns how to record it.

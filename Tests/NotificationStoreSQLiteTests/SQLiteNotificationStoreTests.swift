@@ -3,7 +3,6 @@ import NotificationEngine
 import NotificationModel
 @testable import NotificationStoreSQLite
 import GRDB
-import Synchronization
 import Testing
 
 @Suite("SQLite store")
@@ -52,130 +51,9 @@ struct SQLiteNotificationStoreTests {
         #expect(try await reopened.nextWakeDate() == start.addingTimeInterval(60))
     }
 
-    @Test("a delivery that raced a replacement leaves the new request alone")
-    func revisionRace() async throws {
-        let store = try SQLiteNotificationStore()
-        _ = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start)
-        let due = start.addingTimeInterval(10)
-        let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10)
-        #expect(claimed.map(\.identifier) == ["r"])
-        // The app replaces the request while the old one is being presented.
-        let replacement = try await store.insertPending(request("r", fireIn: 500), cap: nil, at: due).stored
-        #expect(replacement.revision != claimed[0].revision)
-        try await store.completeFire(claimed[0], nextFireDate: nil, delivered: nil, history: history(claimed[0], at: due), badge: nil)
-        let pending = try await store.pendingRequests(appID: "com.example.app")
-        #expect(pending.map(\.revision) == [replacement.revision])
-        #expect(pending.first?.nextFireDate == start.addingTimeInterval(500))
-    }
-
-    @Test("a claim that is never completed expires, and the request is delivered again")
-    func claimLease() async throws {
-        let store = try SQLiteNotificationStore()
-        _ = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start)
-        let due = start.addingTimeInterval(10)
-        #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).count == 1)
-        // Another engine on the same store does not take it while claimed.
-        #expect(try await store.claimDue(at: due.addingTimeInterval(1), leaseUntil: due.addingTimeInterval(61), limit: 10).isEmpty)
-        #expect(try await store.nextWakeDate() == due.addingTimeInterval(60))
-        // The claimant died: after the lease the request is due again.
-        #expect(try await store.claimDue(at: due.addingTimeInterval(60), leaseUntil: due.addingTimeInterval(120), limit: 10).count == 1)
-    }
-
-    @Test("completing a fire reschedules or removes, lists the delivery, sets the badge and records history")
-    func completeFire() async throws {
-        let store = try SQLiteNotificationStore()
-        let stored = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
-        let due = start.addingTimeInterval(10)
-        let delivered = DeliveredNotification(appID: stored.appID, request: stored.spec, date: due, dueDate: due, presentation: [.banner])
-        let historyID = try await store.completeFire(
-            stored, nextFireDate: due.addingTimeInterval(60), delivered: delivered, history: history(stored, at: due), badge: 2)
-        #expect(try await store.pendingRequests(appID: stored.appID).first?.nextFireDate == due.addingTimeInterval(60))
-        #expect(try await store.deliveredNotifications(appID: stored.appID).first?.historyID == historyID)
-        #expect(try await store.appState(appID: stored.appID)?.badge == 2)
-        let removed = try await store.removeDelivered(appID: stored.appID, identifiers: ["r"], outcome: .removed)
-        #expect(removed.count == 1)
-        #expect(try await store.history(appID: stored.appID, limit: 10).first?.outcome == .removed)
-        #expect(try await store.deliveredNotifications(appID: stored.appID).isEmpty)
-    }
-
-    @Test("queued responses are kept in order until acknowledged")
-    func queuedResponses() async throws {
-        let store = try SQLiteNotificationStore()
-        let stored = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
-        let delivered = DeliveredNotification(appID: stored.appID, request: stored.spec, date: start, dueDate: start, presentation: [.banner])
-        for action in ["one", "two"] {
-            try await store.recordResponse(
-                ResponseSpec(notification: delivered, actionIdentifier: action, date: start), outcome: .action, enqueue: true)
-        }
-        let queued = try await store.queuedResponses(appID: stored.appID)
-        #expect(queued.map(\.response.actionIdentifier) == ["one", "two"])
-        try await store.removeQueuedResponse(id: queued[0].id)
-        #expect(try await store.queuedResponses(appID: stored.appID).map(\.response.actionIdentifier) == ["two"])
-        #expect(try await store.queuedResponses(appID: "com.example.other").isEmpty)
-    }
-
-    @Test("the cap ignores requests without a date and keeps ties in insertion order")
-    func capTies() async throws {
-        let store = try SQLiteNotificationStore()
-        _ = try await store.insertPending(request("undated", fireIn: nil), cap: 2, at: start)
-        for id in ["a", "b", "c"] { _ = try await store.insertPending(request(id, fireIn: 60), cap: 2, at: start) }
-        #expect(Set(try await store.pendingRequests(appID: "com.example.app").map(\.identifier)) == ["undated", "a", "b"])
-        #expect(try await store.history(appID: "com.example.app", limit: 5).map(\.requestIdentifier) == ["c"])
-    }
-
-    func daily(_ id: String, hour: Int, app: String, firesAt date: Date) -> PendingRequest {
-        PendingRequest(
-            appID: app,
-            spec: RequestSpec(
-                identifier: id, content: NotificationPayload(),
-                trigger: .calendar(CalendarComponents(DateComponents(hour: hour)), repeats: true, matching: .apple)),
-            addedAt: start, nextFireDate: date)
-    }
-
-    @Test("a re-plan asks once per distinct trigger, moves every app's plan of it, and leaves due plans alone")
-    func replanPerTrigger() async throws {
-        let store = try SQLiteNotificationStore()
-        for app in ["com.example.a", "com.example.b", "com.example.c"] {
-            _ = try await store.insertPending(daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
-            _ = try await store.insertPending(daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
-        }
-        // Already due: fires for its instant, then moves on as usual.
-        _ = try await store.insertPending(daily("due", hour: 6, app: "com.example.a", firesAt: start), cap: nil, at: start)
-        let askedFor = Mutex<[Int?]>([])
-        let moved = try await store.replanFloatingPlans(dueAfter: start) { [start] trigger in
-            guard case .calendar(let components, _, _) = trigger else { return nil }
-            askedFor.withLock { $0.append(components.hour) }
-            return start.addingTimeInterval(Double(components.hour ?? 0) * 1_000)
-        }
-        let asked = askedFor.withLock { $0 }
-        #expect(asked.sorted { ($0 ?? 0) < ($1 ?? 0) } == [7, 8])
-        #expect(moved == 6)
-        let plans = try await store.floatingPlans(dueAfter: .distantPast)
-        #expect(plans.count == 7)
-        for plan in plans {
-            guard case .calendar(let components, _, _) = plan.trigger else { continue }
-            let expected = components.hour == 6 ? start : start.addingTimeInterval(Double(components.hour ?? 0) * 1_000)
-            #expect(plan.nextFireDate == expected)
-        }
-        #expect(try await store.pendingRequests(appID: "com.example.b").map(\.nextFireDate) == [7_000, 8_000].map { start.addingTimeInterval($0) })
-    }
-
-    @Test("a re-plan that finds no next match ends the plans of that trigger and the requests following them")
-    func replanEnds() async throws {
-        let store = try SQLiteNotificationStore()
-        for app in ["com.example.a", "com.example.b"] {
-            _ = try await store.insertPending(daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
-            _ = try await store.insertPending(daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
-        }
-        let moved = try await store.replanFloatingPlans(dueAfter: start) { trigger in
-            guard case .calendar(let components, _, _) = trigger, components.hour == 8 else { return nil }
-            return start.addingTimeInterval(9_000)
-        }
-        #expect(moved == 4)
-        #expect(try await store.floatingPlans(dueAfter: .distantPast).count == 2)
-        #expect(try await store.pendingRequests(appID: "com.example.a").map(\.identifier) == ["eight"])
-        #expect(try await store.pendingCount() == 2)
-    }
+    // The behaviour every store owes the engine (claims, leases, completion, caps, floating plans, re-plans, responses)
+    // is tested once for both stores in Tests/NotificationStoreConformanceTests; this suite keeps what only the SQLite
+    // store has: its file, its migrations, its checks.
 }
 
 @Suite("SQLite store migrations")

@@ -1,0 +1,154 @@
+import Logging
+import PostgresNIO
+
+extension PostgresNotificationStore {
+    /// One step of the schema: applied once, in order, and recorded in `schema_version`. Once shipped, a step is
+    /// frozen: changes go into a new step with the next version.
+    struct Migration: Sendable {
+        var version: Int
+        var name: String
+        var statements: [String]
+    }
+
+    /// The schema's steps, in order.
+    ///
+    /// The tables are the SQLite store's (`SQLiteNotificationStore+Migrations.swift`) with snake_case names: instants
+    /// are seconds since 1970 in `double precision`, exactly the `Date` values the engine computed (no rounding to
+    /// microseconds), and specs and payloads the same JSON the SQLite store writes, in `bytea`.
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1, name: "initial",
+            statements: [
+                // `id` doubles as the request's revision: an identity column never reuses one, so a delivery that
+                // raced a replacement never touches the new request. `claim_owner` names the store instance (a
+                // worker) holding the claim.
+                """
+                CREATE TABLE pending (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    app text NOT NULL,
+                    identifier text NOT NULL,
+                    spec bytea NOT NULL,
+                    added_at double precision NOT NULL,
+                    next_fire double precision,
+                    floating boolean NOT NULL,
+                    claim_until double precision,
+                    claim_owner text,
+                    calendar_key text,
+                    fired_for double precision,
+                    region_state text,
+                    UNIQUE (app, identifier)
+                )
+                """,
+                "CREATE INDEX pending_due ON pending (next_fire) WHERE claim_until IS NULL",
+                "CREATE INDEX pending_claim ON pending (claim_until) WHERE claim_until IS NOT NULL",
+                "CREATE INDEX pending_app_fire ON pending (app, next_fire)",
+                "CREATE INDEX pending_calendar ON pending (calendar_key) WHERE calendar_key IS NOT NULL",
+                "CREATE INDEX pending_region ON pending (app) WHERE region_state IS NOT NULL",
+                // Floating calendar triggers follow a shared plan (docs/proposals/0001-floating-plan-table.md).
+                """
+                CREATE TABLE floating_plan (
+                    key text PRIMARY KEY,
+                    app text NOT NULL,
+                    trigger bytea NOT NULL,
+                    next_fire double precision
+                )
+                """,
+                "CREATE INDEX floating_plan_trigger ON floating_plan (trigger)",
+                "CREATE INDEX floating_plan_due ON floating_plan (next_fire)",
+                """
+                CREATE TABLE delivered (
+                    app text NOT NULL,
+                    identifier text NOT NULL,
+                    payload bytea NOT NULL,
+                    date double precision NOT NULL,
+                    history_id bigint,
+                    PRIMARY KEY (app, identifier)
+                )
+                """,
+                "CREATE TABLE category (app text PRIMARY KEY, payload bytea NOT NULL)",
+                // `authorization` is a reserved word in PostgreSQL.
+                """
+                CREATE TABLE app (
+                    id text PRIMARY KEY,
+                    authorization_status integer NOT NULL,
+                    granted_options bigint NOT NULL,
+                    badge integer NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE history (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    app text NOT NULL,
+                    request_identifier text NOT NULL,
+                    title text NOT NULL,
+                    due double precision,
+                    acted_at double precision NOT NULL,
+                    presenter text NOT NULL,
+                    presentation bigint NOT NULL,
+                    outcome text NOT NULL,
+                    detail text
+                )
+                """,
+                "CREATE INDEX history_app ON history (app, id)",
+                """
+                CREATE TABLE response (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    app text NOT NULL,
+                    payload bytea NOT NULL
+                )
+                """,
+                "CREATE TABLE metadata (key text PRIMARY KEY, value text NOT NULL)",
+                // The APNs endpoint's request log: a ring of the newest requests, each an APNsLogEntry as JSON.
+                "CREATE TABLE apns_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, entry bytea NOT NULL)",
+            ])
+    ]
+
+    /// The advisory lock key that serializes migrations of one database (several workers starting together).
+    static let migrationLock: Int64 = 0x4F55_4E5F_4D49_4752
+
+    /// Applies the steps the database does not have yet, in one transaction, under an advisory lock so that
+    /// workers starting at the same time migrate once.
+    ///
+    /// - Throws: ``PostgresNotificationStore/SchemaError`` when the database has a newer schema than this version
+    ///   knows; what the server answers otherwise (then nothing has changed).
+    static func applyMigrations(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS schema_version (
+                version integer PRIMARY KEY,
+                name text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now()
+            )
+            """, logger: logger)
+        var current = 0
+        for try await version in try await connection.query(
+            "SELECT COALESCE(MAX(version), 0)::integer FROM schema_version", logger: logger
+        ).decode(Int.self) {
+            current = version
+        }
+        let latest = migrations.last?.version ?? 0
+        guard current <= latest else { throw SchemaError(found: current, known: latest) }
+        for migration in migrations where migration.version > current {
+            for statement in migration.statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query(
+                "INSERT INTO schema_version (version, name) VALUES (\(migration.version), \(migration.name))",
+                logger: logger)
+        }
+    }
+
+    /// The database's schema is newer than this version of the store knows: it was migrated by a newer version.
+    public struct SchemaError: Error, CustomStringConvertible, Sendable {
+        /// The database's schema version.
+        public var found: Int
+        /// The newest version this store knows.
+        public var known: Int
+
+        /// For example `the database has schema version 3; this version of the store knows versions up to 1`.
+        public var description: String {
+            "the database has schema version \(found); this version of the store knows versions up to \(known)"
+        }
+    }
+}

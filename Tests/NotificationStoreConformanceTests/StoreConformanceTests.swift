@@ -1,0 +1,519 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import Synchronization
+import Testing
+
+/// The behaviour every `NotificationStore` owes the engine, run against the SQLite and the PostgreSQL store, so the
+/// two cannot drift. What only one store has (SQLite's files, migrations and checks; PostgreSQL's concurrent
+/// workers) is tested in that store's own suite.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    let start = Date(timeIntervalSince1970: 1_767_603_600)
+    let app = "com.example.app"
+
+    func request(_ id: String, fireIn seconds: TimeInterval?, app: String = "com.example.app") -> PendingRequest {
+        var content = NotificationPayload()
+        content.title = id
+        content.userInfo = ["id": .string(id)]
+        return PendingRequest(
+            appID: app,
+            spec: RequestSpec(identifier: id, content: content, trigger: .timeInterval(seconds ?? 1, repeats: false)),
+            addedAt: start, nextFireDate: seconds.map { start.addingTimeInterval($0) })
+    }
+
+    func history(_ request: PendingRequest, at date: Date) -> HistoryEntry {
+        HistoryEntry(
+            appID: request.appID, requestIdentifier: request.identifier, title: request.spec.content.title,
+            dueDate: request.nextFireDate, actedAt: date, presenter: "test", presentation: [.banner],
+            outcome: .delivered)
+    }
+
+    func daily(_ id: String, hour: Int, app: String, firesAt date: Date?) -> PendingRequest {
+        PendingRequest(
+            appID: app,
+            spec: RequestSpec(
+                identifier: id, content: NotificationPayload(),
+                trigger: .calendar(CalendarComponents(DateComponents(hour: hour)), repeats: true, matching: .apple)),
+            addedAt: start, nextFireDate: date)
+    }
+
+    @Test("everything written reads back", arguments: StoreKind.allCases)
+    func readsBack(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(request("a", fireIn: 60), cap: nil, at: start)
+            try await store.setCategories(
+                [CategorySpec(identifier: "c", actions: [ActionSpec(identifier: "x", title: "X")])], appID: app)
+            try await store.saveAppState(
+                AppState(appID: app, authorization: .authorized, grantedOptions: [.alert, .badge], badge: 4))
+            try await store.setMetadata("k", "v")
+            try await store.setMetadata("k", "w")
+            let pending = try await store.pendingRequests(appID: app)
+            #expect(pending.map(\.identifier) == ["a"])
+            #expect(pending.first?.spec.content.userInfo == ["id": .string("a")])
+            #expect(pending.first?.nextFireDate == start.addingTimeInterval(60))
+            #expect(try await store.categories(appID: app).first?.actions.first?.title == "X")
+            #expect(try await store.categories(appID: "com.example.none").isEmpty)
+            let state = try await store.appState(appID: app)
+            #expect(
+                state == AppState(appID: app, authorization: .authorized, grantedOptions: [.alert, .badge], badge: 4))
+            #expect(try await store.appState(appID: "com.example.none") == nil)
+            #expect(try await store.allAppStates().map(\.appID) == [app])
+            #expect(try await store.metadata("k") == "w")
+            #expect(try await store.metadata("missing") == nil)
+            #expect(try await store.nextWakeDate() == start.addingTimeInterval(60))
+            #expect(try await store.pendingCount() == 1)
+        }
+    }
+
+    @Test("a delivery that raced a replacement leaves the new request alone", arguments: StoreKind.allCases)
+    func revisionRace(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+            let due = start.addingTimeInterval(10)
+            let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10)
+            #expect(claimed.map(\.identifier) == ["r"])
+            // The app replaces the request while the old one is being presented.
+            let replacement = try await store.insertPending(request("r", fireIn: 500), cap: nil, at: due).stored
+            #expect(replacement.revision != claimed[0].revision)
+            try await store.completeFire(
+                claimed[0], nextFireDate: nil, delivered: nil, history: history(claimed[0], at: due), badge: nil)
+            let pending = try await store.pendingRequests(appID: app)
+            #expect(pending.map(\.revision) == [replacement.revision])
+            #expect(pending.first?.nextFireDate == start.addingTimeInterval(500))
+        }
+    }
+
+    @Test("a claim that is never completed expires, and the request is delivered again", arguments: StoreKind.allCases)
+    func claimLease(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+            let due = start.addingTimeInterval(10)
+            #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).count == 1)
+            // Another engine on the same store does not take it while claimed.
+            #expect(
+                try await store.claimDue(
+                    at: due.addingTimeInterval(1), leaseUntil: due.addingTimeInterval(61), limit: 10
+                )
+                .isEmpty)
+            #expect(try await store.nextWakeDate() == due.addingTimeInterval(60))
+            // The claimant died: after the lease the request is due again.
+            #expect(
+                try await store.claimDue(
+                    at: due.addingTimeInterval(60), leaseUntil: due.addingTimeInterval(120), limit: 10
+                ).count == 1)
+        }
+    }
+
+    @Test(
+        "claims ahead take requests due by the horizon, soonest first, up to the limit", arguments: StoreKind.allCases)
+    func claimAhead(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for (id, seconds) in [("late", 30.0), ("soon", 10.0), ("later", 20.0), ("other", 15.0)] {
+                _ = try await store.insertPending(
+                    request(id, fireIn: seconds, app: id == "other" ? "com.example.other" : app), cap: nil, at: start)
+            }
+            let now = start.addingTimeInterval(9.9)
+            #expect(
+                try await store.claimDue(
+                    at: now, dueBy: now, leaseUntil: now.addingTimeInterval(60), limit: 10, appID: nil
+                ).isEmpty)
+            let claimed = try await store.claimDue(
+                at: now, dueBy: start.addingTimeInterval(25), leaseUntil: now.addingTimeInterval(60), limit: 2,
+                appID: app)
+            #expect(claimed.map(\.identifier) == ["soon", "later"])
+            #expect(claimed.map(\.nextFireDate) == [10, 20].map { start.addingTimeInterval($0) })
+            let fires = try await store.claimedFireDates(revisions: claimed.map(\.revision) + [999_999])
+            #expect(
+                fires == [
+                    claimed[0].revision: start.addingTimeInterval(10),
+                    claimed[1].revision: start.addingTimeInterval(20),
+                ])
+            // Released, they are due again at their own instants.
+            try await store.releaseClaims(revisions: [claimed[0].revision])
+            #expect(
+                try await store.claimedFireDates(revisions: claimed.map(\.revision)).keys.sorted() == [
+                    claimed[1].revision
+                ])
+            #expect(try await store.nextWakeDate(appID: app) == start.addingTimeInterval(10))
+            #expect(try await store.nextWakeDate(appID: "com.example.other") == start.addingTimeInterval(15))
+        }
+    }
+
+    @Test(
+        "completing a fire reschedules or removes, lists the delivery, sets the badge and records history",
+        arguments: StoreKind.allCases)
+    func completeFire(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let stored = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
+            let due = start.addingTimeInterval(10)
+            let delivered = DeliveredNotification(
+                appID: stored.appID, request: stored.spec, date: due, dueDate: due, presentation: [.banner])
+            let historyID = try await store.completeFire(
+                stored, nextFireDate: due.addingTimeInterval(60), delivered: delivered,
+                history: history(stored, at: due),
+                badge: 2)
+            #expect(
+                try await store.pendingRequests(appID: stored.appID).first?.nextFireDate == due.addingTimeInterval(60))
+            #expect(try await store.deliveredNotifications(appID: stored.appID).first?.historyID == historyID)
+            #expect(try await store.appState(appID: stored.appID)?.badge == 2)
+            #expect(try await store.history(appID: stored.appID, limit: 10).first?.id == historyID)
+            let removed = try await store.removeDelivered(appID: stored.appID, identifiers: ["r"], outcome: .removed)
+            #expect(removed.count == 1)
+            #expect(try await store.history(appID: stored.appID, limit: 10).first?.outcome == .removed)
+            #expect(try await store.deliveredNotifications(appID: stored.appID).isEmpty)
+        }
+    }
+
+    @Test(
+        "queued responses are kept in order until acknowledged; a response sets the history outcome",
+        arguments: StoreKind.allCases)
+    func queuedResponses(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let stored = try await store.insertPending(request("r", fireIn: 10), cap: nil, at: start).stored
+            var delivered = DeliveredNotification(
+                appID: stored.appID, request: stored.spec, date: start, dueDate: start, presentation: [.banner])
+            delivered.historyID = try await store.completeFire(
+                stored, nextFireDate: nil, delivered: delivered, history: history(stored, at: start), badge: nil)
+            for action in ["one", "two"] {
+                try await store.recordResponse(
+                    ResponseSpec(notification: delivered, actionIdentifier: action, userText: "hi", date: start),
+                    outcome: .action, enqueue: true)
+            }
+            let queued = try await store.queuedResponses(appID: stored.appID)
+            #expect(queued.map(\.response.actionIdentifier) == ["one", "two"])
+            #expect(try await store.deliveredNotifications(appID: stored.appID).isEmpty)
+            let entry = try await store.history(appID: stored.appID, limit: 1).first
+            #expect(entry?.outcome == .action)
+            #expect(entry?.detail == "two: hi")
+            try await store.removeQueuedResponse(id: queued[0].id)
+            #expect(try await store.queuedResponses(appID: stored.appID).map(\.response.actionIdentifier) == ["two"])
+            #expect(try await store.queuedResponses(appID: "com.example.other").isEmpty)
+        }
+    }
+
+    @Test("the cap ignores requests without a date and keeps ties in insertion order", arguments: StoreKind.allCases)
+    func capTies(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(request("undated", fireIn: nil), cap: 2, at: start)
+            for id in ["a", "b", "c"] { _ = try await store.insertPending(request(id, fireIn: 60), cap: 2, at: start) }
+            #expect(Set(try await store.pendingRequests(appID: app).map(\.identifier)) == ["undated", "a", "b"])
+            let discarded = try await store.history(appID: app, limit: 5)
+            #expect(discarded.map(\.requestIdentifier) == ["c"])
+            #expect(discarded.first?.outcome == .discarded)
+        }
+    }
+
+    @Test(
+        "the store's cap wins over the caller's, and an insertion reports what it discarded",
+        arguments: StoreKind.allCases)
+    func storePolicyCap(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            #expect(try await store.policy() == StorePolicy())
+            try await store.setPolicy(StorePolicy(pendingCap: .limit(1), authorizationPolicy: nil))
+            #expect(try await store.policy().pendingCap == .limit(1))
+            _ = try await store.insertPending(request("later", fireIn: 60), cap: 64, at: start)
+            let insertion = try await store.insertPending(request("sooner", fireIn: 30), cap: 64, at: start)
+            #expect(insertion.discarded.map(\.identifier) == ["later"])
+            #expect(try await store.pendingRequests(appID: app).map(\.identifier) == ["sooner"])
+            // Unlimited in the store also wins over the caller's cap.
+            try await store.setPolicy(StorePolicy(pendingCap: .unlimited))
+            _ = try await store.insertPending(request("third", fireIn: 90), cap: 1, at: start)
+            #expect(try await store.pendingCount() == 2)
+            try await store.setPolicy(StorePolicy())
+            #expect(try await store.policy() == StorePolicy())
+        }
+    }
+
+    @Test(
+        "a batch replaces by identifier, earlier in the batch too, then caps each app once",
+        arguments: StoreKind.allCases)
+    func batch(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(request("x", fireIn: 5), cap: nil, at: start)
+            let discarded = try await store.insertPending(
+                batch: [
+                    request("a", fireIn: 10), request("x", fireIn: 50), request("a", fireIn: 20),
+                    request("b", fireIn: 40), request("o", fireIn: 1, app: "com.example.other"),
+                ], cap: 2, at: start)
+            #expect(discarded.map(\.identifier) == ["x"])
+            let pending = try await store.pendingRequests(appID: app)
+            #expect(pending.map(\.identifier) == ["a", "b"])
+            #expect(pending.first?.nextFireDate == start.addingTimeInterval(20))
+            #expect(try await store.pendingCounts() == [app: 2, "com.example.other": 1])
+            #expect(try await store.insertPending(batch: [], cap: 1, at: start).isEmpty)
+        }
+    }
+
+    @Test(
+        "floating requests of a batch share one plan per app and components, at the soonest instant; an undated one leaves it undated",
+        arguments: StoreKind.allCases)
+    func batchPlans(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let one = start.addingTimeInterval(3_600)
+            let two = start.addingTimeInterval(7_200)
+            _ = try await store.insertPending(daily("old", hour: 7, app: app, firesAt: two), cap: nil, at: start)
+            _ = try await store.insertPending(
+                batch: [
+                    daily("a", hour: 7, app: app, firesAt: two), daily("b", hour: 7, app: app, firesAt: one),
+                    daily("c", hour: 8, app: app, firesAt: two), daily("c", hour: 8, app: app, firesAt: nil),
+                    daily("d", hour: 7, app: "com.example.other", firesAt: two),
+                ], cap: nil, at: start)
+            let plans = try await store.floatingPlans(dueAfter: .distantPast)
+            #expect(plans.count == 2)  // hour 7 of both apps; the hour-8 plan is undated
+            var byHour: [String: Date?] = [:]
+            for plan in try await store.pendingRequests(appID: app) { byHour[plan.identifier] = plan.nextFireDate }
+            #expect(byHour == ["old": one, "a": one, "b": one, "c": nil])
+            #expect(try await store.pendingRequests(appID: "com.example.other").map(\.nextFireDate) == [two])
+            #expect(try await store.nextWakeDate(appID: app) == one)
+        }
+    }
+
+    @Test(
+        "removing by identifiers or all of an app's requests returns them and leaves other apps alone",
+        arguments: StoreKind.allCases)
+    func removePending(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for id in ["a", "b", "c"] {
+                _ = try await store.insertPending(request(id, fireIn: 60), cap: nil, at: start)
+            }
+            _ = try await store.insertPending(request("a", fireIn: 60, app: "com.example.other"), cap: nil, at: start)
+            #expect(try await store.removePending(appID: app, identifiers: ["b", "zz"]).map(\.identifier) == ["b"])
+            #expect(try await store.removePending(appID: app, identifiers: nil).map(\.identifier) == ["a", "c"])
+            #expect(try await store.pendingRequests(appID: app).isEmpty)
+            #expect(try await store.pendingCounts() == ["com.example.other": 1])
+        }
+    }
+
+    @Test(
+        "floating requests share a plan: claimed together, the plan moves on once all have fired",
+        arguments: StoreKind.allCases)
+    func floatingPlanLifecycle(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let seven = start.addingTimeInterval(3_600)
+            _ = try await store.insertPending(daily("one", hour: 7, app: app, firesAt: seven), cap: nil, at: start)
+            _ = try await store.insertPending(daily("two", hour: 7, app: app, firesAt: seven), cap: nil, at: start)
+            let plans = try await store.floatingPlans(dueAfter: start)
+            #expect(plans.count == 1)
+            #expect(plans.first?.nextFireDate == seven)
+            #expect(try await store.nextWakeDate() == seven)
+            #expect(try await store.exhaustedFloatingPlans(at: seven, appID: nil).isEmpty)
+            let claimed = try await store.claimDue(at: seven, leaseUntil: seven.addingTimeInterval(60), limit: 10)
+            #expect(claimed.map(\.identifier).sorted() == ["one", "two"])
+            #expect(claimed.allSatisfy { $0.nextFireDate == seven })
+            let next = seven.addingTimeInterval(86_400)
+            try await store.completeFire(
+                claimed[0], nextFireDate: next, delivered: nil, history: history(claimed[0], at: seven), badge: nil)
+            #expect(try await store.exhaustedFloatingPlans(at: seven, appID: app).isEmpty)
+            try await store.completeFire(
+                claimed[1], nextFireDate: next, delivered: nil, history: history(claimed[1], at: seven), badge: nil)
+            let exhausted = try await store.exhaustedFloatingPlans(at: seven, appID: app)
+            #expect(exhausted.map(\.key) == plans.map(\.key))
+            #expect(try await store.exhaustedFloatingPlans(at: seven, appID: "com.example.other").isEmpty)
+            try await store.updateFloatingPlans([FloatingPlanUpdate(key: exhausted[0].key, nextFireDate: next)])
+            #expect(try await store.pendingRequests(appID: app).map(\.nextFireDate) == [next, next])
+            #expect(try await store.nextWakeDate() == next)
+            // Removing every follower ends the plan; a plan that never matches again ends its followers.
+            _ = try await store.removePending(appID: app, identifiers: ["one", "two"])
+            #expect(try await store.floatingPlans(dueAfter: .distantPast).isEmpty)
+            _ = try await store.insertPending(daily("three", hour: 8, app: app, firesAt: next), cap: nil, at: start)
+            let key = try #require(try await store.floatingPlans(dueAfter: .distantPast).first?.key)
+            try await store.updateFloatingPlans([FloatingPlanUpdate(key: key, nextFireDate: nil)])
+            #expect(try await store.pendingCount() == 0)
+            #expect(try await store.floatingPlans(dueAfter: .distantPast).isEmpty)
+        }
+    }
+
+    @Test("a request added after a plan's instant waits for the next one", arguments: StoreKind.allCases)
+    func floatingAddedLate(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let seven = start.addingTimeInterval(3_600)
+            _ = try await store.insertPending(daily("early", hour: 7, app: app, firesAt: seven), cap: nil, at: start)
+            var late = daily("late", hour: 7, app: app, firesAt: seven)
+            late.addedAt = seven.addingTimeInterval(1)
+            _ = try await store.insertPending(late, cap: nil, at: late.addedAt)
+            let claimed = try await store.claimDue(
+                at: seven.addingTimeInterval(2), leaseUntil: seven.addingTimeInterval(60), limit: 10)
+            #expect(claimed.map(\.identifier) == ["early"])
+        }
+    }
+
+    @Test(
+        "a re-plan asks once per distinct trigger, moves every app's plan of it, and leaves due plans alone",
+        arguments: StoreKind.allCases)
+    func replanPerTrigger(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for app in ["com.example.a", "com.example.b", "com.example.c"] {
+                _ = try await store.insertPending(
+                    daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
+                _ = try await store.insertPending(
+                    daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
+            }
+            // Already due: fires for its instant, then moves on as usual.
+            _ = try await store.insertPending(
+                daily("due", hour: 6, app: "com.example.a", firesAt: start), cap: nil, at: start)
+            let askedFor = Mutex<[Int?]>([])
+            let moved = try await store.replanFloatingPlans(dueAfter: start) { [start] trigger in
+                guard case .calendar(let components, _, _) = trigger else { return nil }
+                askedFor.withLock { $0.append(components.hour) }
+                return start.addingTimeInterval(Double(components.hour ?? 0) * 1_000)
+            }
+            let asked = askedFor.withLock { $0 }
+            #expect(asked.sorted { ($0 ?? 0) < ($1 ?? 0) } == [7, 8])
+            #expect(moved == 6)
+            let plans = try await store.floatingPlans(dueAfter: .distantPast)
+            #expect(plans.count == 7)
+            for plan in plans {
+                guard case .calendar(let components, _, _) = plan.trigger else { continue }
+                let expected =
+                    components.hour == 6 ? start : start.addingTimeInterval(Double(components.hour ?? 0) * 1_000)
+                #expect(plan.nextFireDate == expected)
+            }
+            #expect(
+                try await store.pendingRequests(appID: "com.example.b").map(\.nextFireDate)
+                    == [7_000, 8_000].map { start.addingTimeInterval($0) })
+        }
+    }
+
+    @Test(
+        "a re-plan that finds no next match ends the plans of that trigger and the requests following them",
+        arguments: StoreKind.allCases)
+    func replanEnds(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for app in ["com.example.a", "com.example.b"] {
+                _ = try await store.insertPending(
+                    daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
+                _ = try await store.insertPending(
+                    daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
+            }
+            let moved = try await store.replanFloatingPlans(dueAfter: start) { [start] trigger in
+                guard case .calendar(let components, _, _) = trigger, components.hour == 8 else { return nil }
+                return start.addingTimeInterval(9_000)
+            }
+            #expect(moved == 4)
+            #expect(try await store.floatingPlans(dueAfter: .distantPast).count == 2)
+            #expect(try await store.pendingRequests(appID: "com.example.a").map(\.identifier) == ["eight"])
+            #expect(try await store.pendingCount() == 2)
+        }
+    }
+
+    struct ReplanFailure: Error {}
+
+    @Test("a re-plan whose date function throws changes nothing and rethrows its error", arguments: StoreKind.allCases)
+    func replanThrows(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(
+                daily("seven", hour: 7, app: app, firesAt: start.addingTimeInterval(3_600)), cap: nil, at: start)
+            _ = try await store.insertPending(
+                daily("eight", hour: 8, app: app, firesAt: start.addingTimeInterval(7_200)), cap: nil, at: start)
+            let before = try await store.floatingPlans(dueAfter: .distantPast).sorted { $0.key < $1.key }
+            await #expect(throws: ReplanFailure.self) {
+                _ = try await store.replanFloatingPlans(dueAfter: start) { [start] trigger in
+                    guard case .calendar(let components, _, _) = trigger, components.hour == 8 else {
+                        return start.addingTimeInterval(1)
+                    }
+                    throw ReplanFailure()
+                }
+            }
+            #expect(try await store.floatingPlans(dueAfter: .distantPast).sorted { $0.key < $1.key } == before)
+        }
+    }
+
+    @Test(
+        "location requests start unknown; a crossing that notifies makes them due; repeating ones wait again",
+        arguments: StoreKind.allCases)
+    func locationRequests(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let tower = RegionSpec(identifier: "tower", latitude: 48.8584, longitude: 2.2945, radius: 150)
+            let once = PendingRequest(
+                appID: app,
+                spec: RequestSpec(
+                    identifier: "once", content: NotificationPayload(), trigger: .location(tower, repeats: false)),
+                addedAt: start, nextFireDate: nil)
+            let again = PendingRequest(
+                appID: app,
+                spec: RequestSpec(
+                    identifier: "again", content: NotificationPayload(), trigger: .location(tower, repeats: true)),
+                addedAt: start, nextFireDate: nil)
+            _ = try await store.insertPending(once, cap: nil, at: start)
+            _ = try await store.insertPending(again, cap: nil, at: start)
+            _ = try await store.insertPending(request("timer", fireIn: 600), cap: nil, at: start)
+            let located = try await store.locationRequests(appID: app)
+            #expect(located.map(\.request.identifier) == ["once", "again"])
+            #expect(located.allSatisfy { $0.state == .unknown })
+            #expect(try await store.locationRequests(appID: "com.example.other").isEmpty)
+            let entered = start.addingTimeInterval(30)
+            try await store.updateRegionStates(
+                located.map { RegionStateUpdate(revision: $0.request.revision, state: .inside, dueAt: entered) }
+                    + [RegionStateUpdate(revision: 999_999, state: .outside)])
+            #expect(try await store.locationRequests(appID: nil).map(\.state) == [.inside, .inside])
+            #expect(try await store.nextWakeDate() == entered)
+            let claimed = try await store.claimDue(at: entered, leaseUntil: entered.addingTimeInterval(60), limit: 10)
+            #expect(claimed.map(\.identifier).sorted() == ["again", "once"])
+            for request in claimed {
+                try await store.completeFire(
+                    request, nextFireDate: nil, delivered: nil, history: history(request, at: entered), badge: nil)
+            }
+            // The repeating one waits, undated, for its next crossing; the other is done.
+            let left = try await store.pendingRequests(appID: app)
+            #expect(left.map(\.identifier) == ["again", "timer"])
+            #expect(left.first?.nextFireDate == nil)
+            #expect(try await store.nextWakeDate() == start.addingTimeInterval(600))
+        }
+    }
+
+    @Test("history is newest first, per app or for all, up to the limit", arguments: StoreKind.allCases)
+    func historyOrder(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for (index, app) in ["com.example.a", "com.example.b", "com.example.a"].enumerated() {
+                try await store.appendHistory(
+                    HistoryEntry(
+                        appID: app, requestIdentifier: "r\(index)", title: "T", dueDate: nil,
+                        actedAt: start.addingTimeInterval(Double(index)), presenter: "test", presentation: [.list],
+                        outcome: .delivered, detail: index == 0 ? "first" : nil))
+            }
+            #expect(try await store.history(appID: nil, limit: 10).map(\.requestIdentifier) == ["r2", "r1", "r0"])
+            let a = try await store.history(appID: "com.example.a", limit: 10)
+            #expect(a.map(\.requestIdentifier) == ["r2", "r0"])
+            #expect(a.last?.detail == "first")
+            #expect(a.last?.presentation == [.list])
+            #expect(a.last?.actedAt == start)
+            #expect(try await store.history(appID: nil, limit: 1).map(\.requestIdentifier) == ["r2"])
+            #expect(try await store.history(appID: nil, limit: 0).isEmpty)
+            #expect(try await store.history(appID: nil, limit: -1).count == 3)
+        }
+    }
+
+    @Test(
+        "the APNs log keeps its newest entries and reads after an identifier, oldest first",
+        arguments: StoreKind.allCases)
+    func apnsLogRing(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            func entry(_ n: Int) -> APNsLogEntry {
+                APNsLogEntry(
+                    receivedAt: start.addingTimeInterval(Double(n)), connection: "c", environment: .development,
+                    method: "POST", path: "/3/device/\(n)", headers: [("apns-topic", "com.example.app")],
+                    payload: Data("{}".utf8), status: 200, reason: nil, apnsID: "id-\(n)", latency: 0.001)
+            }
+            try await store.appendAPNsLog((0..<3).map(entry), keep: 4)
+            try await store.appendAPNsLog((3..<6).map(entry), keep: 4)
+            let all = try await store.apnsLog(afterID: 0, limit: 100)
+            #expect(all.map(\.apnsID) == ["id-2", "id-3", "id-4", "id-5"])
+            #expect(all.first?.topic == "com.example.app")
+            #expect(try await store.apnsLog(afterID: all[1].id, limit: 100).map(\.apnsID) == ["id-4", "id-5"])
+            #expect(try await store.apnsLog(afterID: 0, limit: 1).map(\.apnsID) == ["id-5"])
+            try await store.appendAPNsLog([], keep: 0)
+            #expect(try await store.apnsLog(afterID: 0, limit: 100).count == 4)
+        }
+    }
+
+    @Test("launch commands are kept per app and removed with nil", arguments: StoreKind.allCases)
+    func launchCommands(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.setLaunchCommand(["/usr/bin/app", "--respond"], appID: app)
+            #expect(try await store.launchCommand(appID: app) == ["/usr/bin/app", "--respond"])
+            try await store.setLaunchCommand(nil, appID: app)
+            #expect(try await store.launchCommand(appID: app) == nil)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationStorePostgres
+import OpenUserNotificationsTesting
+import PostgresNIO
+import PostgresTestServer
+import Testing
+
+/// The configuration of a new, empty database on the test process's PostgreSQL server.
+func freshDatabase() async throws -> PostgresClient.Configuration {
+    let server = try await PostgresTestServer.shared()
+    return PostgresClient.Configuration(
+        unixSocketPath: server.socketPath, username: server.user, password: nil,
+        database: try await server.makeDatabase())
+}
+
+/// Runs `body` with a plain client on `configuration`'s database, for looking at rows behind the store's back.
+@discardableResult
+func withClient<T: Sendable>(
+    _ configuration: PostgresClient.Configuration, _ body: (PostgresClient) async throws -> T
+) async throws -> T {
+    let client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "test"))
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        return try await body(client)
+    }
+}
+
+let start = Date(timeIntervalSince1970: 1_767_603_600)
+
+func request(_ id: String, fireIn seconds: TimeInterval?, app: String = "com.example.app") -> PendingRequest {
+    var content = NotificationPayload()
+    content.title = id
+    return PendingRequest(
+        appID: app,
+        spec: RequestSpec(identifier: id, content: content, trigger: .timeInterval(seconds ?? 1, repeats: false)),
+        addedAt: start, nextFireDate: seconds.map { start.addingTimeInterval($0) })
+}
+
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    @Test("two workers claiming the same due set at the same time never both get a request")
+    func concurrentClaims() async throws {
+        let configuration = try await freshDatabase()
+        let count = 2_000
+        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "worker-a") { a in
+            try await PostgresNotificationStore.withStore(configuration: configuration, owner: "worker-b") { b in
+                // Several apps, due at many instants, so both workers' claims interleave over the whole set.
+                _ = try await a.insertPending(
+                    batch: (0..<count).map { request("r\($0)", fireIn: Double($0 % 50), app: "com.example.\($0 % 7)") },
+                    cap: nil, at: start)
+                let due = start.addingTimeInterval(60)
+                // Each worker claims in small batches, as fast as it can, until nothing is left; several tasks per
+                // worker, as a worker's pool has several connections.
+                func drain(_ store: PostgresNotificationStore) async throws -> [Int64] {
+                    try await withThrowingTaskGroup(of: [Int64].self) { group in
+                        for _ in 0..<4 {
+                            group.addTask {
+                                var mine: [Int64] = []
+                                while true {
+                                    let claimed = try await store.claimDue(
+                                        at: due, leaseUntil: due.addingTimeInterval(600), limit: 16, appID: nil)
+                                    if claimed.isEmpty { return mine }
+                                    mine += claimed.map(\.revision)
+                                }
+                            }
+                        }
+                        return try await group.reduce(into: []) { $0 += $1 }
+                    }
+                }
+                async let claimedByA = drain(a)
+                async let claimedByB = drain(b)
+                let (byA, byB) = try await (claimedByA, claimedByB)
+                #expect(Set(byA).count == byA.count)
+                #expect(Set(byB).count == byB.count)
+                #expect(Set(byA).isDisjoint(with: byB))
+                #expect(byA.count + byB.count == count)
+                // Both took part (the claims really ran side by side).
+                #expect(!byA.isEmpty && !byB.isEmpty)
+                // Each worker holds exactly its own claims.
+                #expect(try await a.claimedFireDates(revisions: byA + byB).count == byA.count)
+                #expect(try await b.claimedFireDates(revisions: byA + byB).count == byB.count)
+                // Releasing another worker's claims does nothing.
+                try await a.releaseClaims(revisions: byB)
+                #expect(try await b.claimedFireDates(revisions: byB).count == byB.count)
+            }
+        }
+    }
+
+    @Test("a stopped worker's claims are not released early, and another worker takes them when their lease ends")
+    func leaseTakeover() async throws {
+        let configuration = try await freshDatabase()
+        let due = start.addingTimeInterval(10)
+        let claimedByA = try await PostgresNotificationStore.withStore(configuration: configuration, owner: "a") { a in
+            _ = try await a.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+            return try await a.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).map(\.revision)
+        }
+        #expect(claimedByA.count == 1)
+        // Worker a is gone (its pool closed) without completing or releasing.
+        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "b") { b in
+            // Whether a worker elsewhere still runs cannot be told: nothing is released before the lease ends.
+            #expect(try await b.releaseAbandonedClaims() == 0)
+            #expect(
+                try await b.claimDue(at: due.addingTimeInterval(59), leaseUntil: due.addingTimeInterval(120), limit: 10)
+                    .isEmpty)
+            #expect(try await b.nextWakeDate() == due.addingTimeInterval(60))
+            let taken = try await b.claimDue(
+                at: due.addingTimeInterval(60), leaseUntil: due.addingTimeInterval(120), limit: 10)
+            #expect(taken.map(\.revision) == claimedByA)
+            #expect(try await b.claimedFireDates(revisions: claimedByA) == [claimedByA[0]: due])
+        }
+    }
+
+    @Test("workers migrating the same new database at the same time migrate it once")
+    func concurrentMigrations() async throws {
+        let configuration = try await freshDatabase()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    try await PostgresNotificationStore.withStore(configuration: configuration, owner: "w\(worker)") {
+                        store in
+                        _ = try await store.insertPending(request("r\(worker)", fireIn: 10), cap: nil, at: start)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let versions = try await withClient(configuration) { client in
+            try await client.query("SELECT version FROM schema_version ORDER BY version").decode(Int.self)
+                .reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(versions == [1])
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            let count = try await store.pendingCount()
+            #expect(count == 4)
+        }
+    }
+
+    @Test("a database migrated by a newer version is refused with the versions named")
+    func newerSchema() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { _ in }
+        try await withClient(configuration) { client in
+            try await client.query("INSERT INTO schema_version (version, name) VALUES (99, 'future')")
+        }
+        await #expect(throws: PostgresNotificationStore.SchemaError.self) {
+            try await PostgresNotificationStore.withStore(configuration: configuration) { _ in }
+        }
+    }
+
+    @Test("one unreadable row hides nothing: listing, claiming and removing go on around it")
+    func unreadableRow() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            for id in ["a", "poison", "b"] {
+                _ = try await store.insertPending(request(id, fireIn: 60), cap: nil, at: start)
+            }
+            try await withClient(configuration) { client in
+                try await client.query("UPDATE pending SET spec = \(Data("{".utf8)) WHERE identifier = 'poison'")
+            }
+            #expect(try await store.pendingRequests(appID: "com.example.app").map(\.identifier) == ["a", "b"])
+            let claimed = try await store.claimDue(
+                at: start.addingTimeInterval(61), leaseUntil: start.addingTimeInterval(120), limit: 10, appID: nil)
+            #expect(claimed.map(\.identifier).sorted() == ["a", "b"])
+            #expect(
+                try await store.removePending(appID: "com.example.app", identifiers: nil).map(\.identifier).sorted()
+                    == ["a", "b"])
+            #expect(try await store.pendingCount() == 0)
+        }
+    }
+
+    @Test("two workers adding to one app at the same time keep the store's pending cap")
+    func concurrentCap() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { a in
+            try await PostgresNotificationStore.withStore(configuration: configuration) { b in
+                try await a.setPolicy(StorePolicy(pendingCap: .limit(10)))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, store) in [a, b].enumerated() {
+                        group.addTask {
+                            for n in 0..<40 {
+                                _ = try await store.insertPending(
+                                    request("w\(index)-\(n)", fireIn: Double(n)), cap: nil, at: start)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try await a.pendingCount() == 10)
+                #expect(try await a.history(appID: nil, limit: 1_000).filter { $0.outcome == .discarded }.count == 70)
+            }
+        }
+    }
+}
