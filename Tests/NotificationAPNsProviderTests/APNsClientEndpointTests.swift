@@ -182,7 +182,9 @@ struct APNsClientEndpointTests {
             for index in 0..<count { group.addTask { try await client.send(live.notification("push \(index)")) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(deliveries.count == count && deliveries.allSatisfy { $0.isDelivered && $0.attempts == 1 })
+        #expect(
+            deliveries.count == count && deliveries.allSatisfy { $0.isDelivered && $0.attempts == 1 },
+            "not delivered at the first attempt: \(deliveries.filter { !($0.isDelivered && $0.attempts == 1) }.map(\.answers))")
         let entries = await live.logEntries
         #expect(entries.count == count)
         #expect(Set(entries.map(\.connection)).count == 1, "connections: \(Set(entries.map(\.connection)))")
@@ -228,7 +230,9 @@ struct APNsClientEndpointTests {
             for index in 0..<60 { group.addTask { try await client.send(live.notification("push \(index)")) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(deliveries.allSatisfy { $0.isDelivered && $0.attempts == 1 })
+        #expect(
+            deliveries.allSatisfy { $0.isDelivered && $0.attempts == 1 },
+            "not delivered at the first attempt: \(deliveries.filter { !($0.isDelivered && $0.attempts == 1) }.map(\.answers))")
         #expect(Set(await live.logEntries.map(\.connection)).count == 1)
         #expect(live.shown.count == 60)
         try await client.shutdown()

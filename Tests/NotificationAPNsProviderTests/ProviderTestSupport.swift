@@ -210,9 +210,12 @@ final class LiveEndpoint: Sendable {
     }
 
     /// A client configuration for this endpoint: its address, its certificate trusted, the stepping clock, jitter
-    /// fixed.
+    /// fixed, and long timeouts: under the whole suite on two loaded cores an answer can take longer than the default
+    /// 30 s, and a timed-out request is sent again (the tests count attempts and the endpoint's log entries).
     var clientConfiguration: APNsClientConfiguration {
         var configuration = APNsClientConfiguration(server: APNsServer(host: "127.0.0.1", port: port))
+        configuration.requestTimeout = 300
+        configuration.connectTimeout = 120
         configuration.trustRoots(pemFile: certificate)
         configuration.clock = clock
         configuration.jitterSeed = 42
