@@ -3,7 +3,7 @@ import OpenUserNotificationsLegacy
 import OpenUserNotificationsTesting
 import Testing
 
-@Suite("UILocalNotification over the UN engine", .timeLimit(.minutes(1)))
+@Suite("UILocalNotification over the UN engine", .timeLimit(.minutes(3)))
 @MainActor
 struct UILocalNotificationTests {
     /// A notification with every property set.
