@@ -231,12 +231,12 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationPushGatewayTests",
-            dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting"]
+            dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting", "TestPrograms"]
         ),
         .testTarget(
             name: "NotificationAPNsProviderTests",
             dependencies: [
-                "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
+                "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting", "TestPrograms",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -261,6 +261,9 @@ let package = Package(
         // A throwaway PostgreSQL server for tests (initdb and pg_ctl from Debian's packages, in a temporary folder, as an
         // unprivileged user when the tests run as root); Foundation only, so suites reuse it without PostgresNIO.
         .target(name: "PostgresTestServer", dependencies: ["NotificationPlatform"], path: "Tests/Support/PostgresServer"),
+        // Child processes for tests (run off the concurrency pool, killed after a timeout), temporary folders, and
+        // openssl's test certificates and provider keys: shared by the push gateway's and the provider client's tests.
+        .target(name: "TestPrograms", path: "Tests/Support/TestPrograms"),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(
             name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],

@@ -75,7 +75,7 @@ extension NotificationScheduler {
         let now = clock.now
         let previous = locationMemory.fix(at: now)
         locationMemory.remember(fix, at: now)
-        let requests = try await locationStoreCall { try await store.locationRequests(appID: configuration.deliveryScope) }
+        let requests = try await storeCall { try await store.locationRequests(appID: configuration.deliveryScope) }
         var updates: [RegionStateUpdate] = []
         var events: [LocationEvent] = []
         for item in requests {
@@ -100,7 +100,7 @@ extension NotificationScheduler {
                 updates.append(RegionStateUpdate(revision: item.request.revision, state: step.state, dueAt: dueAt))
             }
         }
-        try await locationStoreCall { try await store.updateRegionStates(updates) }
+        try await storeCall { try await store.updateRegionStates(updates) }
         if events.contains(where: \.fires) {
             storeDidChange()
             if deliver { await deliverDue() }
@@ -114,16 +114,6 @@ extension NotificationScheduler {
     /// Forgets the last fix (a source stopped, or the person turned location off).
     public func forgetLocation() {
         locationMemory = LocationMemory()
-    }
-
-    private func locationStoreCall<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as EngineError {
-            throw error
-        } catch {
-            throw EngineError(.storeFailure, "the notification store failed: \(error)")
-        }
     }
 }
 

@@ -1,28 +1,12 @@
 import Foundation
 import GRDB
+import NotificationEngine
 import NotificationLocation
 import NotificationModel
 
-/// JSON for the payload columns: the model types are `Codable`, and JSON keeps the store readable with `sqlite3`.
-enum JSON {
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
-        try makeEncoder().encode(value)
-    }
-
-    /// An encoder with the store's settings, for encoding many values with one.
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        encoder.dateEncodingStrategy = .secondsSince1970
-        return encoder
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return try decoder.decode(type, from: data)
-    }
-}
+/// JSON for the payload columns: the engine's `StoredJSON` (the model types are `Codable`, and JSON keeps the store
+/// readable with `sqlite3`), which the PostgreSQL store writes too.
+typealias JSON = StoredJSON
 
 /// A row of `pending`.
 struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {

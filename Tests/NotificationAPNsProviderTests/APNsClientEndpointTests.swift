@@ -3,6 +3,7 @@ import NotificationAPNsProvider
 import NotificationModel
 import NotificationPushGateway
 import OpenUserNotificationsTesting
+import TestPrograms
 import Testing
 
 /// The provider client against `unotifyd`'s APNs endpoint over TLS (HTTP/2 by ALPN), with provider tokens checked:

@@ -1,6 +1,7 @@
 import Foundation
 import NotificationAPNsProvider
 import NotificationModel
+import TestPrograms
 import Testing
 
 /// What needs no server: local checks, the retry delays.

@@ -1,6 +1,7 @@
 import Foundation
 import NotificationAPNsProvider
 import NotificationPushGateway
+import TestPrograms
 import Testing
 
 /// Provider tokens: made from a `.p8` key, kept for 50 minutes, replaced before APNs's hour and never within 20

@@ -1,6 +1,7 @@
 import Foundation
 import NotificationAPNsProvider
 import NotificationModel
+import TestPrograms
 import Testing
 
 /// Answers the APNs endpoint never gives, from a scripted HTTP/2 server over TLS.

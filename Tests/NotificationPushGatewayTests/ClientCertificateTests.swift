@@ -2,6 +2,7 @@ import Foundation
 import NotificationEngine
 import NotificationModel
 import NotificationPush
+import TestPrograms
 import Testing
 
 @testable import NotificationPushGateway

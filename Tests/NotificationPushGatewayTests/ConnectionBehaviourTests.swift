@@ -1,6 +1,7 @@
 import Foundation
 import NotificationModel
 import NotificationPush
+import TestPrograms
 import Testing
 
 @testable import NotificationPushGateway

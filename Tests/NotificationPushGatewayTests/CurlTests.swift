@@ -1,6 +1,7 @@
 import Foundation
 import NotificationModel
 import NotificationPushGateway
+import TestPrograms
 import Testing
 
 /// curl 7.88 (nghttp2) against the endpoint: h2c with prior knowledge, HTTP/1.1, TLS.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestPrograms
 import Testing
 
 /// A built executable of the package (`unotify`, `unotifyd`), next to the test bundle.

@@ -3,6 +3,7 @@ import NotificationPush
 import NotificationPushGateway
 import OpenUserNotificationsTesting
 import Synchronization
+import TestPrograms
 import Testing
 
 /// The APNs route against a trivial route on the same server stack, in the same run: sustained requests per

@@ -5,6 +5,7 @@ import NotificationModel
 import NotificationStoreSQLite
 import OpenUserNotificationsTesting
 import Synchronization
+import TestPrograms
 import Testing
 
 @testable import NotificationDaemon

@@ -5,6 +5,7 @@ import NotificationModel
 import NotificationPush
 import NotificationPushGateway
 import OpenUserNotificationsTesting
+import TestPrograms
 import Testing
 
 @testable import NotificationDaemon

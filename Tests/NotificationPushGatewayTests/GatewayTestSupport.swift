@@ -7,6 +7,7 @@ import OpenUserNotifications
 import OpenUserNotificationsTesting
 import Synchronization
 import Testing
+import TestPrograms
 
 /// The app every test pushes to.
 let testAppID = "com.example.gateway"
@@ -46,73 +47,6 @@ final class Shared<Value: Sendable>: Sendable {
     init(_ value: Value) { self.value = Mutex(value) }
     func update<R: Sendable>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
     var current: Value { value.withLock { $0 } }
-}
-
-/// The output of a finished child process.
-struct ProcessOutput: Sendable {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs a program to its end on a thread of its own (never on Swift's cooperative pool), killing it with SIGKILL
-/// after `timeout` seconds.
-func runProgram(
-    _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60
-) async throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    return await withCheckedContinuation { continuation in
-        Thread {
-            let killer = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            killer.cancel()
-            continuation.resume(
-                returning: ProcessOutput(
-                    status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                    stderr: String(decoding: stderr, as: UTF8.self)))
-        }.start()
-    }
-}
-
-/// A folder under /tmp removed by the caller.
-func temporaryFolder(_ name: String) throws -> URL {
-    let folder = URL(fileURLWithPath: "/tmp/\(name)-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
-}
-
-/// A self-signed P-256 certificate for localhost/127.0.0.1 and its key, made with openssl.
-func makeCertificate(in folder: URL) async throws -> (certificate: String, key: String) {
-    let certificate = folder.appendingPathComponent("cert.pem").path
-    let key = folder.appendingPathComponent("key.pem").path
-    let result = try await runProgram(
-        "/usr/bin/openssl",
-        [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-            "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ])
-    try #require(result.status == 0, "openssl req: \(result.stderr)")
-    return (certificate, key)
-}
-
-/// An ES256 provider key as Apple hands it out: `AuthKey_<KEYID>.p8`, PKCS#8 PEM.
-func makeAuthKey(keyID: String, in folder: URL) async throws -> String {
-    let path = folder.appendingPathComponent("AuthKey_\(keyID).p8").path
-    let result = try await runProgram(
-        "/usr/bin/openssl", ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
-    try #require(result.status == 0, "openssl genpkey: \(result.stderr)")
-    return path
 }
 
 /// One HTTP response as curl printed it with `-D -`.

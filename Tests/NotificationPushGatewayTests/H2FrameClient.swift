@@ -1,4 +1,5 @@
 import Foundation
+import TestPrograms
 import Testing
 
 /// A raw HTTP/2 client in Python (the `h2` library, under httpx): it sends requests one after another on one

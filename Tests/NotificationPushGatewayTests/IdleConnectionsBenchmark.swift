@@ -1,4 +1,5 @@
 import Foundation
+import TestPrograms
 import Testing
 
 /// Opens `count` HTTP/2 connections to 127.0.0.1:`port` (TLS when `cafile` is given), each sending the connection

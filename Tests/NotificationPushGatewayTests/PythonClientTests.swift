@@ -2,6 +2,7 @@ import Foundation
 import NotificationEngine
 import NotificationModel
 import NotificationPushGateway
+import TestPrograms
 import Testing
 
 /// The Python clients' side: httpx (with h2) and aioapns, one script, one JSON result per line.

@@ -3,6 +3,7 @@ import NotificationEngine
 import NotificationModel
 import NotificationPush
 import OpenUserNotificationsTesting
+import TestPrograms
 import Testing
 
 @testable import NotificationPushGateway
