@@ -183,8 +183,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // Statistics and table formatting shared by the bench executables.
-        .target(name: "BenchSupport"),
+        // Statistics, table formatting and the bare-sleep lateness baseline shared by the bench executables.
+        .target(name: "BenchSupport", dependencies: ["NotificationEngine"]),
         .executableTarget(name: "UnotifydBench", dependencies: ["BenchSupport", "NotificationDaemon", "NotificationClient", "NotificationStoreSQLite", "NotificationEngine"]),
 
         .testTarget(

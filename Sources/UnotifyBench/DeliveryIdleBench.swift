@@ -29,20 +29,6 @@ struct IdleResult: Sendable {
 }
 
 enum DeliveryIdleBench {
-    /// Sleeps to `offsets` (seconds after a start 1 s from now) one after another on the real clock, as the engine
-    /// loop would with nothing else to do, and returns how late each wake-up was.
-    static func bareSleepLateness(offsets: [Double]) async throws -> [Double] {
-        let clock = SystemNotificationClock()
-        let start = Date().addingTimeInterval(1)
-        var lateness: [Double] = []
-        for offset in offsets {
-            let target = start.addingTimeInterval(offset)
-            try await clock.sleep(until: target)
-            lateness.append(Date().timeIntervalSince(target))
-        }
-        return lateness
-    }
-
     static func delivery(path: String, options: BenchOptions) async throws -> DeliveryResult {
         // Due instants: uniformly random over the span.
         var generator = SplitMix64(seed: options.seed &+ 7)

@@ -136,20 +136,6 @@ func measureStalls(options: Options, folder: TemporaryFolder) async throws -> St
         baseline: Percentiles(baseline), span: span)
 }
 
-/// Sleeps to `offsets` (seconds after a start 1 s from now) one after another, as a loop with nothing else to do
-/// would, and returns how late each wake-up was.
-private func bareSleepLateness(offsets: [Double]) async throws -> [Double] {
-    let clock = SystemNotificationClock()
-    let start = Date().addingTimeInterval(1)
-    var lateness: [Double] = []
-    for offset in offsets {
-        let target = start.addingTimeInterval(offset)
-        try await clock.sleep(until: target)
-        lateness.append(Date().timeIntervalSince(target))
-    }
-    return lateness
-}
-
 func figureStalls(_ m: StallMeasurement) -> [Figure] {
     say("6. no stalls: time-interval requests due while re-plans and an import keep the store busy (in-process engine)")
     say(
