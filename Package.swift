@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -105,7 +107,15 @@ let package = Package(
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
                 "NotificationSocket", "NotificationPlatform", "NotificationPushGateway", "NotificationGeoClue",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationWebCenter", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The web notification center (issue 14): routes, server-rendered HTML, the access secret; composed by the daemon.
+        .target(
+            name: "NotificationWebCenter",
+            dependencies: [
+                "NotificationEngine", "NotificationModel", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -139,7 +149,7 @@ let package = Package(
             dependencies: [
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
                 "NotificationDesktop", "NotificationClient", "NotificationWire", "NotificationPlatform",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationWebCenter", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -214,6 +224,14 @@ let package = Package(
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
+        .testTarget(
+            name: "NotificationWebCenterTests",
+            dependencies: [
+                "NotificationWebCenter", "NotificationDaemon", "OpenUserNotificationsTesting", "NotificationStoreSQLite",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
         .testTarget(
             name: "NotificationDesktopTests",
