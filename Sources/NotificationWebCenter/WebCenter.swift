@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NotificationEngine
 import NotificationModel
+import ServiceLifecycle
 
 /// The web notification center: server-rendered pages over the engine's own state (delivered notifications and
 /// their actions, per app and thread), behind a per-user secret, with a strict Content-Security-Policy. What a
@@ -27,6 +28,7 @@ public struct WebCenter: Sendable {
     let scheduler: NotificationScheduler
     let relay: ResponseRelay
     let sessions = WebCenterSessions()
+    let stopping = StopFlag()
     let logger: Logger
 
     /// Creates a center over an engine.
@@ -74,7 +76,7 @@ public struct WebCenter: Sendable {
         router.get("/history") { request, context in try await history.page(request: request, context: context) }
         let events = WebCenterEvents(
             scheduler: scheduler, pollInterval: configuration.eventPollInterval,
-            historyLimit: configuration.historyLimit)
+            historyLimit: configuration.historyLimit, stopping: stopping)
         router.get("/events") { request, _ in
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int64($0) }
             let (start, backlog) = try await events.start(after: lastEventID)
@@ -84,7 +86,7 @@ public struct WebCenter: Sendable {
                 do {
                     while true { try await writer.write(ByteBuffer(string: try await events.next(&cursor))) }
                 } catch is CancellationError {
-                    // The daemon stops: end the stream; the browser reconnects to the next one.
+                    // The center stops: end the stream; the browser reconnects to the next one.
                 }
                 try await writer.finish(nil)
             }
@@ -125,7 +127,17 @@ public struct WebCenter: Sendable {
                 await onListening("http://\(host):\(port)/")
             },
             logger: logger)
-        try await application.run()
+        // Stopped by cancelling the calling task, the server shuts down gracefully: it stops listening, open event
+        // streams end at their next poll, requests in flight finish. (Cancelling the server's own task instead would
+        // cut them off, and Hummingbird logs that as an error.)
+        let group = ServiceGroup(services: [application], logger: logger)
+        let serving = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: { [stopping] in
+            stopping.set()
+            Task { await group.triggerGracefulShutdown() }
+        }
     }
 
     /// The apps the center knows: those with a state in the store, pending requests, or history; sorted.

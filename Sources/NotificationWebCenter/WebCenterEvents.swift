@@ -20,6 +20,8 @@ struct WebCenterEvents: Sendable {
     let scheduler: NotificationScheduler
     let pollInterval: TimeInterval
     let historyLimit: Int
+    /// Set when the center stops: ``next(_:)`` then throws `CancellationError`.
+    let stopping: StopFlag
     /// A comment line is sent after this long without events, so proxies and browsers keep the connection.
     static let heartbeat: TimeInterval = 15
 
@@ -56,11 +58,10 @@ struct WebCenterEvents: Sendable {
 
     /// Waits on the engine's clock until there is something to send, and returns it: new entries, a change, or a
     /// heartbeat comment.
-    /// - Throws: `CancellationError` when the connection's task is cancelled (the daemon stops).
+    /// - Throws: `CancellationError` when the center stops or the connection's task is cancelled.
     func next(_ cursor: inout Cursor) async throws -> String {
         while true {
-            try Task.checkCancellation()
-            try await scheduler.clock.sleep(until: scheduler.clock.now.addingTimeInterval(pollInterval))
+            try await waitForPoll()
             let (entries, fingerprint) = try await snapshot()
             var text = try events(for: entries, after: cursor.lastID)
             cursor.lastID = max(cursor.lastID, entries.compactMap(\.id).max() ?? 0)
@@ -73,6 +74,27 @@ struct WebCenterEvents: Sendable {
                 return text
             }
         }
+    }
+
+    /// Sleeps one poll interval on the engine's clock.
+    /// - Throws: `CancellationError` at once when the center stops or the task is cancelled.
+    private func waitForPoll() async throws {
+        let deadline = scheduler.clock.now.addingTimeInterval(pollInterval)
+        let clock = scheduler.clock
+        let stopping = stopping
+        let stopped = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await clock.sleep(until: deadline)
+                return false
+            }
+            group.addTask {
+                await stopping.wait()
+                return true
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? true
+        }
+        if stopped || stopping.isSet { throw CancellationError() }
     }
 
     /// The events of the entries after `lastID`, oldest first.

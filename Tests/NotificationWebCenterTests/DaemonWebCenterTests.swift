@@ -61,8 +61,17 @@ struct DaemonWebCenterTests {
         #expect(printed.status == 0)
         #expect(printed.output.trimmingCharacters(in: .whitespacesAndNewlines) == contents.link)
 
+        // An open event stream (a browser tab) does not hold the daemon's stop up: it ends at once.
+        let stream = try LineReadingProcess(
+            "/usr/bin/curl",
+            ["-s", "-N", "--max-time", "60", "-H", "Authorization: Bearer \(contents.secret.hex)", contents.baseURL + "events"])
+        defer { stream.kill() }
+        try #require(await stream.waitForLine("retry: 2000", upTo: 20), "no event stream: \(stream.errors)")
+        let stopStarted = Date()
         running.cancel()
         _ = try? await running.value
+        #expect(Date().timeIntervalSince(stopStarted) < 10)
+        #expect(await stream.exitStatus() == 0, "curl: \(stream.errors)")
         #expect(!FileManager.default.fileExists(atPath: files.urlPath))
         #expect(!FileManager.default.fileExists(atPath: files.tokenPath))
         let stopped = try await run(try builtExecutable("unotify"), ["center", "--socket", socket])

@@ -30,7 +30,7 @@ struct WebCenterEventsTests {
     @Test("a delivery is an event with the store's history id; a response is a change event")
     func deliveryThenChange() async throws {
         let fixture = try WebCenterFixture()
-        let events = WebCenterEvents(scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 100)
+        let events = WebCenterEvents(scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 100, stopping: StopFlag())
         let (cursor, backlog) = try await events.start(after: nil)
         #expect(backlog == "retry: 2000\n\n")
         try await fixture.deliver("n1", title: "Live \"one\"\nsecond line")
@@ -53,7 +53,7 @@ struct WebCenterEventsTests {
         for id in ["a", "b", "c"] { try await fixture.deliver(id, title: "Title \(id)") }
         let entries = try await fixture.scheduler.history(appID: nil, limit: 10)
         let first = try #require(entries.last?.id)
-        let events = WebCenterEvents(scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 100)
+        let events = WebCenterEvents(scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 100, stopping: StopFlag())
         let (cursor, backlog) = try await events.start(after: first)
         #expect(!backlog.contains("Title a"))
         let b = try #require(backlog.range(of: "Title b")), c = try #require(backlog.range(of: "Title c"))
