@@ -231,6 +231,7 @@ let package = Package(
             dependencies: [
                 "NotificationWebCenter", "NotificationDaemon", "OpenUserNotificationsTesting", "NotificationStoreSQLite",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import NotificationDaemon
 import NotificationEngine
@@ -11,7 +12,7 @@ import Testing
 @Suite("Web center in the daemon", .serialized)
 struct DaemonWebCenterTests {
     @Test(
-        "unotifyd writes the secret (0600) and URL once the center listens; the link works over HTTP; unotify center prints it; stopping removes the files"
+        "unotifyd writes the secret (0600) and URL once the center listens; the link works over HTTP; unotify center prints it; stopping ends open event streams and removes the files"
     )
     func servesAndPublishes() async throws {
         let folder = URL(fileURLWithPath: "/tmp/unotify-web-\(UUID().uuidString.prefix(8))")
@@ -64,7 +65,10 @@ struct DaemonWebCenterTests {
         // An open event stream (a browser tab) does not hold the daemon's stop up: it ends at once.
         let stream = try LineReadingProcess(
             "/usr/bin/curl",
-            ["-s", "-N", "--max-time", "60", "-H", "Authorization: Bearer \(contents.secret.hex)", contents.baseURL + "events"])
+            [
+                "-s", "-N", "--max-time", "60", "-H", "Authorization: Bearer \(contents.secret.hex)",
+                contents.baseURL + "events",
+            ])
         defer { stream.kill() }
         try #require(await stream.waitForLine("retry: 2000", upTo: 20), "no event stream: \(stream.errors)")
         let stopStarted = Date()
@@ -77,6 +81,24 @@ struct DaemonWebCenterTests {
         let stopped = try await run(try builtExecutable("unotify"), ["center", "--socket", socket])
         #expect(stopped.status != 0)
         #expect(stopped.errors.contains("unotifyd is not running"))
+    }
+
+    @Test("--web-address takes host:port or off; a non-loopback address needs --web-allow-remote")
+    func options() throws {
+        _ = try DaemonOptions.parse(["--web-address", "127.0.0.1:0"])
+        _ = try DaemonOptions.parse(["--web-address", "off"])
+        _ = try DaemonOptions.parse(["--web-address", "0.0.0.0:2198", "--web-allow-remote"])
+        for arguments in [
+            ["--web-address", "0.0.0.0:2198"], ["--web-address", "nowhere"], ["--web-address", "[::1]"],
+        ] {
+            #expect(throws: (any Error).self, "\(arguments)") { try DaemonOptions.parse(arguments) }
+        }
+        do {
+            _ = try DaemonOptions.parse(["--web-address", "0.0.0.0:2198"])
+            Issue.record("a non-loopback address was accepted without --web-allow-remote")
+        } catch {
+            #expect(DaemonOptions.message(for: error).contains("--web-allow-remote"))
+        }
     }
 
     /// Runs curl and returns its standard output.
