@@ -10,7 +10,7 @@ import NotificationModel
 /// meanwhile is lost (as long as it is among the newest ``WebCenterConfiguration/historyLimit`` entries).
 ///
 /// The engine has no change feed of its own: the store is read every ``WebCenterConfiguration/eventPollInterval``
-/// on the engine's clock, a small read (the newest history entries and the pending counts).
+/// on the engine's clock, a small read (the newest ``window`` history entries and the pending counts).
 ///
 /// ```swift
 /// var (cursor, backlog) = try await events.start(after: 41)   // entries 42… at once
@@ -24,6 +24,8 @@ struct WebCenterEvents: Sendable {
     let stopping: StopFlag
     /// A comment line is sent after this long without events, so proxies and browsers keep the connection.
     static let heartbeat: TimeInterval = 15
+    /// How many of the newest history entries a poll reads (more only when more arrived since the last poll).
+    static let window = 200
 
     /// Where a stream is: the newest entry sent and what the state looked like.
     struct Cursor: Sendable {
@@ -44,7 +46,7 @@ struct WebCenterEvents: Sendable {
 
     /// Opens a stream: the events after `lastEventID` (none when it is `nil`: the stream starts now), and a `retry`.
     func start(after lastEventID: Int64?) async throws -> (Cursor, String) {
-        let (entries, fingerprint) = try await snapshot()
+        let (entries, fingerprint) = try await snapshot(limit: lastEventID == nil ? Self.window : historyLimit)
         let newest = entries.compactMap(\.id).max() ?? 0
         var text = "retry: 2000\n\n"
         if let lastEventID {
@@ -62,7 +64,11 @@ struct WebCenterEvents: Sendable {
     func next(_ cursor: inout Cursor) async throws -> String {
         while true {
             try await waitForPoll()
-            let (entries, fingerprint) = try await snapshot()
+            var (entries, fingerprint) = try await snapshot(limit: Self.window)
+            if entries.count == Self.window, let oldest = entries.last?.id, oldest > cursor.lastID + 1 {
+                // More arrived since the last poll than one window holds: read back as far as a resume would.
+                (entries, fingerprint) = try await snapshot(limit: historyLimit)
+            }
             var text = try events(for: entries, after: cursor.lastID)
             cursor.lastID = max(cursor.lastID, entries.compactMap(\.id).max() ?? 0)
             if text.isEmpty, fingerprint != cursor.fingerprint { text = "event: change\ndata: {}\n\n" }
@@ -115,12 +121,13 @@ struct WebCenterEvents: Sendable {
         return text
     }
 
-    /// The newest history entries (newest first) and a fingerprint of what the pages show.
-    private func snapshot() async throws -> ([HistoryEntry], Int) {
-        let entries = try await scheduler.history(appID: nil, limit: historyLimit)
+    /// The newest `limit` history entries (newest first) and a fingerprint of what the pages show: the outcomes of
+    /// the newest ``window`` entries and the pending counts.
+    private func snapshot(limit: Int) async throws -> ([HistoryEntry], Int) {
+        let entries = try await scheduler.history(appID: nil, limit: max(limit, Self.window))
         let pending = try await scheduler.store.pendingCounts()
         var hasher = Hasher()
-        for entry in entries.prefix(500) {
+        for entry in entries.prefix(Self.window) {
             hasher.combine(entry.id)
             hasher.combine(entry.outcome)
         }

@@ -60,4 +60,28 @@ struct WebCenterEventsTests {
         #expect(b.lowerBound < c.lowerBound)
         #expect(cursor.lastID == entries.first?.id)
     }
+
+    @Test("more deliveries between two polls than one read window holds all become events")
+    func burstBeyondWindow() async throws {
+        let fixture = try WebCenterFixture()
+        let events = WebCenterEvents(
+            scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 1_000, stopping: StopFlag())
+        let (cursor, _) = try await events.start(after: nil)
+        try await fixture.scheduler.setAuthorization(appID: "com.example.chat", status: .authorized, options: [.alert])
+        let count = WebCenterEvents.window + 50
+        for index in 0..<count {
+            var content = NotificationPayload()
+            content.title = "Burst \(index)"
+            try await fixture.scheduler.add(
+                RequestSpec(identifier: "b\(index)", content: content, trigger: .timeInterval(1, repeats: false)),
+                appID: "com.example.chat")
+        }
+        fixture.clock.advance(by: 1)
+        while await fixture.scheduler.deliverDue() > 0 {}
+        #expect(try await fixture.scheduler.history(appID: nil, limit: 1_000).count == count)
+        let (text, moved) = try await Self.nextEvent(events, cursor, fixture: fixture)
+        #expect(text.components(separatedBy: "event: delivery").count - 1 == count)
+        #expect(text.contains("\"title\":\"Burst 0\""))
+        #expect(moved.lastID == cursor.lastID + Int64(count))
+    }
 }
