@@ -111,11 +111,15 @@ let package = Package(
                 "NotificationWebCenter", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The web notification center (issue 14): routes, server-rendered HTML, the access secret; composed by the daemon.
+        // The web center's secret and the files that publish it, and its error type: Foundation only, so that
+        // `unotify center` reads them without linking the HTTP server.
+        .target(name: "NotificationWebCenterFiles"),
+        // The web notification center (issue 14): routes, server-rendered HTML, the access rules; composed by the daemon.
         .target(
             name: "NotificationWebCenter",
             dependencies: [
-                "NotificationEngine", "NotificationModel", .product(name: "Hummingbird", package: "hummingbird"),
+                "NotificationWebCenterFiles", "NotificationEngine", "NotificationModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -151,7 +155,7 @@ let package = Package(
             dependencies: [
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
                 "NotificationDesktop", "NotificationClient", "NotificationWire", "NotificationPlatform",
-                "NotificationWebCenter", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationWebCenterFiles", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

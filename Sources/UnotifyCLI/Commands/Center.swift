@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import NotificationClient
-import NotificationWebCenter
+import NotificationWebCenterFiles
 import OpenUserNotifications
 
 /// `unotify center`: the link to the daemon's web notification center, with its secret.

@@ -40,7 +40,7 @@ public struct WebCenterSecret: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "WebCenterSecret(…)" }
 
     /// Random bytes as lowercase hex digits.
-    static func randomHex(bytes: Int, using generator: inout some RandomNumberGenerator) -> String {
+    package static func randomHex(bytes: Int, using generator: inout some RandomNumberGenerator) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes * 2)
@@ -53,7 +53,7 @@ public struct WebCenterSecret: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Compares two byte strings without stopping at the first difference.
-    static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+    package static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }
