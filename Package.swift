@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -105,7 +108,20 @@ let package = Package(
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
                 "NotificationSocket", "NotificationPlatform", "NotificationPushGateway", "NotificationGeoClue",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationWebCenter", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The web center's secret and the files that publish it, and its error type: Foundation only, so that
+        // `unotify center` reads them without linking the HTTP server.
+        .target(name: "NotificationWebCenterFiles"),
+        // The web notification center (issue 14): routes, server-rendered HTML, the access rules; composed by the daemon.
+        .target(
+            name: "NotificationWebCenter",
+            dependencies: [
+                "NotificationWebCenterFiles", "NotificationEngine", "NotificationModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -139,7 +155,7 @@ let package = Package(
             dependencies: [
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
                 "NotificationDesktop", "NotificationClient", "NotificationWire", "NotificationPlatform",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationWebCenterFiles", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -214,6 +230,15 @@ let package = Package(
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
+        .testTarget(
+            name: "NotificationWebCenterTests",
+            dependencies: [
+                "NotificationWebCenter", "NotificationDaemon", "OpenUserNotificationsTesting", "NotificationStoreSQLite",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .testTarget(name: "NotificationPlatformTests", dependencies: ["NotificationPlatform"]),
         .testTarget(
             name: "NotificationDesktopTests",

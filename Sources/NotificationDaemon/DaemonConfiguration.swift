@@ -1,6 +1,7 @@
 import Foundation
 import NotificationEngine
 import NotificationLocation
+import NotificationWebCenter
 import NotificationWire
 import Synchronization
 
@@ -50,6 +51,14 @@ public struct DaemonConfiguration: Sendable {
     /// The production environment's APNs endpoint (`--apns-production-address`), which takes production tokens only;
     /// ``apnsEndpoint`` is the development one.
     public var apnsProductionEndpoint: DaemonAPNsEndpoint?
+    /// The web notification center served while the daemon runs (`unotifyd --web-address`, on by default there);
+    /// `nil` serves none, as `--web-address off` and in-process daemons in tests. Its secret and URL are written
+    /// beside the socket (``WebCenterFiles``) once it listens, and removed when it stops. If it cannot start, the
+    /// daemon logs an error and serves its socket anyway.
+    public var webCenter: WebCenterConfiguration?
+    /// The relay the desktop presenter's answers go through; the web center's actions take the same one. `nil`
+    /// gives the web center a relay of its own, connected to the daemon's engine.
+    public var responseRelay: ResponseRelay?
 
     public init(
         socketPath: String, storePath: String, engine: EngineConfiguration = EngineConfiguration(),

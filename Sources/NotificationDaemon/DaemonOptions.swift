@@ -10,6 +10,7 @@ import NotificationPlatform
 import NotificationPush
 import NotificationPushGateway
 import NotificationStoreSQLite
+import NotificationWebCenter
 import NotificationWire
 
 /// The command-line options of `unotifyd`, kept here so the executable's `main` stays a few lines.
@@ -118,6 +119,16 @@ public struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("apns-team-id"), help: "The team (iss) provider tokens must name.")
     var apnsTeamID: String?
 
+    @Option(
+        name: .customLong("web-address"),
+        help: ArgumentHelp(
+            "Where the web notification center listens, host:port, or off (default: 127.0.0.1:2198).",
+            discussion: "`unotify center` prints its link, which carries a secret the daemon writes beside its socket (web-center.token, mode 0600); requests without it get 401."))
+    var webAddress = "127.0.0.1:2198"
+
+    @Flag(name: .customLong("web-allow-remote"), help: "Allow --web-address to be a non-loopback address.")
+    var webAllowRemote = false
+
     public init() {}
 
     public var logLevel: Logger.Level { Logger.Level(rawValue: logLevelName) ?? .info }
@@ -149,6 +160,13 @@ public struct DaemonOptions: ParsableArguments {
             do { address = try APNsEndpointAddress(parsing: apnsAddress) } catch { throw ValidationError("--apns-address: \(error)") }
             guard address.isLoopback || apnsAllowRemote else {
                 throw ValidationError("--apns-address \(address) is not a loopback address: add --apns-allow-remote")
+            }
+        }
+        if webAddress != "off" {
+            let address: WebCenterAddress
+            do { address = try WebCenterAddress(parsing: webAddress) } catch { throw ValidationError("--web-address: \(error)") }
+            guard address.isLoopback || webAllowRemote else {
+                throw ValidationError("--web-address \(address) is not a loopback address: add --web-allow-remote")
             }
         }
         guard (apnsCertificate == nil) == (apnsKey == nil) else {
@@ -190,6 +208,13 @@ public struct DaemonOptions: ParsableArguments {
         configuration.apnsEndpoint = try apnsEndpointConfiguration()
         configuration.apnsProductionEndpoint = try apnsProductionEndpointConfiguration()
         let relay = ResponseRelay(logger: Logger(label: "unotifyd"))
+        configuration.responseRelay = relay
+        if webAddress != "off" {
+            var web = WebCenterConfiguration(address: try WebCenterAddress(parsing: webAddress))
+            web.allowsRemote = webAllowRemote
+            web.attachmentStoreRoot = engine.attachmentStoreRoot
+            configuration.webCenter = web
+        }
         let presenter = AutomaticPresenter(
             self.presenter, terminal: TerminalPresenter(output: .standardOutput, timeZone: { zone.current }),
             environment: environment, sounds: .standard(environment: environment, logger: Logger(label: "unotifyd")),

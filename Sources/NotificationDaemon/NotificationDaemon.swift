@@ -9,6 +9,7 @@ import NotificationPlatform
 import NotificationPushGateway
 import NotificationSocket
 import NotificationStoreSQLite
+import NotificationWebCenter
 import NotificationWire
 import Synchronization
 
@@ -154,6 +155,11 @@ public actor NotificationDaemon {
             try await withTaskCancellationHandler {
                 try await withThrowingDiscardingTaskGroup { group in
                     if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
+                    if let web = configuration.webCenter {
+                        group.addTask { [logger, configuration] in
+                            await Self.serveWebCenter(web, configuration: configuration, scheduler: scheduler, logger: logger)
+                        }
+                    }
                     if let source = configuration.locationSource {
                         group.addTask { [logger] in
                             do {
@@ -179,6 +185,32 @@ public actor NotificationDaemon {
             throw error
         }
         for endpoint in apnsEndpoints { await endpoint.stop() }
+    }
+
+    /// Serves the web center until the task is cancelled, with a new secret published beside the socket once it
+    /// listens (and removed when it stops). A center that cannot start is logged; the daemon serves on.
+    private static func serveWebCenter(
+        _ web: WebCenterConfiguration, configuration: DaemonConfiguration, scheduler: NotificationScheduler,
+        logger: Logger
+    ) async {
+        let relay = configuration.responseRelay ?? ResponseRelay(logger: logger)
+        if configuration.responseRelay == nil { relay.connect(scheduler) }
+        let files = WebCenterFiles(socketPath: configuration.socketPath)
+        let center = WebCenter(scheduler: scheduler, relay: relay, secret: .random(), configuration: web, logger: logger)
+        defer { files.remove() }
+        do {
+            try await center.run { [logger] baseURL in
+                do {
+                    try files.publish(secret: center.secret, baseURL: baseURL)
+                    logger.info("web center listening", metadata: ["url": "\(baseURL)", "token": "\(files.tokenPath)"])
+                } catch {
+                    logger.error("the web center's secret could not be written: \(error)")
+                }
+            }
+        } catch is CancellationError {
+        } catch {
+            logger.error("the web center did not start: \(error)", metadata: ["address": "\(web.address)"])
+        }
     }
 
     /// Takes the store's daemon lock, or throws ``DaemonError`` (``DaemonError/Code/alreadyRunning``) naming the

@@ -37,21 +37,37 @@ public final class ResponseRelay: Sendable {
     }
 
     /// Hands one answer to the engine, which stores it and routes it to the app (see
-    /// ``NotificationScheduler/respond(appID:notificationIdentifier:actionIdentifier:userText:)``).
+    /// ``NotificationScheduler/respond(appID:notificationIdentifier:actionIdentifier:userText:)``); a refusal is
+    /// logged.
     public func respond(appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String?)
         async
     {
-        guard let scheduler = scheduler.withLock({ $0 }) else {
-            logger.warning("a response to \(appID)/\(notificationIdentifier) arrived before the engine: dropped")
-            return
-        }
         do {
-            try await scheduler.respond(
+            try await forward(
                 appID: appID, notificationIdentifier: notificationIdentifier, actionIdentifier: actionIdentifier,
                 userText: userText)
         } catch {
             logger.warning(
                 "the response '\(actionIdentifier)' to \(appID)/\(notificationIdentifier) was refused: \(error)")
         }
+    }
+
+    /// Hands one answer to the engine, as ``respond(appID:notificationIdentifier:actionIdentifier:userText:)`` does,
+    /// for a presenter that shows the refusal to the person (the web center).
+    ///
+    /// - Returns: Whether the response is (or will be) handed to the app.
+    /// - Throws: The engine's ``EngineError`` (`unknownNotification`, `unknownAction`), or `unavailable` when no
+    ///   engine is connected yet.
+    @discardableResult
+    public func forward(appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String?)
+        async throws -> Bool
+    {
+        guard let scheduler = scheduler.withLock({ $0 }) else {
+            logger.warning("a response to \(appID)/\(notificationIdentifier) arrived before the engine: dropped")
+            throw EngineError(.unavailable, "the engine is not running yet")
+        }
+        return try await scheduler.respond(
+            appID: appID, notificationIdentifier: notificationIdentifier, actionIdentifier: actionIdentifier,
+            userText: userText)
     }
 }

@@ -123,7 +123,7 @@ struct DaemonEndToEndTests {
         daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
         daemon.arguments = [
             "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "127.0.0.1:0",
-            "--log-level", "info",
+            "--web-address", "off", "--log-level", "info",
         ]
         daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
@@ -236,7 +236,7 @@ struct DaemonEndToEndTests {
             daemon.arguments = [
                 "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "off",
                 "--apns-certificate", certificates.server.certificate, "--apns-key", certificates.server.key,
-                "--apns-client-ca", authority, "--log-level", "info",
+                "--apns-client-ca", authority, "--web-address", "off", "--log-level", "info",
             ]
             daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let pipe = Pipe()

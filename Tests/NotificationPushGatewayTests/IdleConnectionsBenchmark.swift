@@ -80,7 +80,7 @@ struct IdleConnectionsBenchmark {
             daemon.arguments =
                 [
                     "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "off",
-                    "--log-level", "info", "--socket", folder.appendingPathComponent("d\(tls).sock").path,
+                    "--web-address", "off", "--log-level", "info", "--socket", folder.appendingPathComponent("d\(tls).sock").path,
                     "--store", folder.appendingPathComponent("s\(tls).sqlite").path,
                 ] + (tls ? ["--apns-certificate", certificate, "--apns-key", key] : [])
             let pipe = Pipe()

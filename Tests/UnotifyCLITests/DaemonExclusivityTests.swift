@@ -11,7 +11,7 @@ struct DaemonExclusivityTests {
         try await first.start()
         let secondSocket = first.folder.appendingPathComponent("second.sock").path
         let second = try RunningCommand(
-            ["--apns-address", "off", "--socket", secondSocket], environment: ["OPENUN_STORE": first.store],
+            ["--apns-address", "off", "--web-address", "off", "--socket", secondSocket], environment: ["OPENUN_STORE": first.store],
             executable: "unotifyd")
         await second.waitForExit()
         _ = await second.wait(upTo: 1) { _, err in err.contains("\n") }
@@ -55,7 +55,7 @@ struct DaemonExclusivityTests {
             try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: daemon.store))
         }
         let command = try RunningCommand(
-            ["--apns-address", "off", "--socket", daemon.socket], environment: ["OPENUN_STORE": daemon.store],
+            ["--apns-address", "off", "--web-address", "off", "--socket", daemon.socket], environment: ["OPENUN_STORE": daemon.store],
             executable: "unotifyd")
         await command.waitForExit()
         _ = await command.wait(upTo: 1) { _, err in err.contains("\n") }

@@ -30,7 +30,7 @@ final class DaemonProcess: Sendable {
     func start(environment extra: [String: String] = [:]) async throws {
         let command = try RunningCommand(
             // No APNs endpoint: every daemon would try 127.0.0.1:2197 and all but one log that it is taken.
-            ["--log-level", "warning", "--apns-address", "off"] + extraArguments,
+            ["--log-level", "warning", "--apns-address", "off", "--web-address", "off"] + extraArguments,
             environment: environment.merging(extra) { $1 },
             executable: "unotifyd")
         current.withLock { $0 = command }
@@ -522,7 +522,7 @@ extension DaemonReliabilityTests {
             // --socket names another path: had the daemon bound a socket of its own, it would be there.
             arguments: [
                 "--socket", unused, "--store", folder.appendingPathComponent("store.sqlite").path, "--log-level",
-                "warning", "--presenter", "terminal", "--apns-address", "off",
+                "warning", "--presenter", "terminal", "--apns-address", "off", "--web-address", "off",
             ],
             environment: ["PATH=/usr/bin:/bin", "HOME=\(folder.path)"])
         defer {

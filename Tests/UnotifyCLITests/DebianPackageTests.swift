@@ -114,7 +114,7 @@ struct DebianPackageTests {
         let daemon = root.appendingPathComponent(String(try #require(execStart.first).dropFirst())).path
         let pid = try spawnSocketActivated(
             // The APNs endpoint off: its fixed default port may be another test's.
-            daemon: daemon, listener: listener, arguments: Array(execStart.dropFirst()) + ["--apns-address", "off"],
+            daemon: daemon, listener: listener, arguments: Array(execStart.dropFirst()) + ["--apns-address", "off", "--web-address", "off"],
             environment: ["PATH=/usr/bin:/bin", "HOME=\(home.path)", "XDG_RUNTIME_DIR=\(runtime.path)"])
         defer {
             kill(pid, SIGKILL)

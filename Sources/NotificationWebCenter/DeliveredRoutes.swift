@@ -1,0 +1,104 @@
+import Foundation
+import Hummingbird
+import NotificationEngine
+import NotificationModel
+
+/// The Delivered page's routes: the page, attachment images, and the actions a person takes (respond, dismiss,
+/// clear), which go through the center's ``ResponseRelay`` exactly as a desktop click does.
+struct DeliveredRoutes: Sendable {
+    let center: WebCenter
+
+    /// `GET /`.
+    func page(context: WebCenterRequestContext) async throws -> Response {
+        var groups: [DeliveredPage.AppGroup] = []
+        for app in try await center.knownApps() {
+            let notifications = try await center.scheduler.deliveredNotifications(appID: app)
+            guard !notifications.isEmpty else { continue }
+            groups.append(
+                .init(
+                    appID: app, notifications: notifications,
+                    categories: try await center.scheduler.categories(appID: app)))
+        }
+        let page = DeliveredPage(apps: groups, csrfToken: context.session?.csrfToken ?? "", format: center.format)
+        return HTMLPage.response(
+            HTMLPage.render(
+                title: "Delivered", current: .delivered, csrfToken: context.session?.csrfToken, body: page.render()))
+    }
+
+    /// `GET /attachments/:app/:notification/:index`: an image attachment of a listed notification, read from the
+    /// attachment data store only.
+    func attachment(context: WebCenterRequestContext) async throws -> Response {
+        let app = try context.parameters.require("app")
+        let identifier = try context.parameters.require("notification")
+        guard let index = Int(try context.parameters.require("index")), index >= 0 else {
+            throw WebCenterError(.badRequest, "an attachment index is a number")
+        }
+        let listed = try await center.scheduler.deliveredNotifications(appID: app)
+        guard let notification = listed.first(where: { $0.identifier == identifier }) else {
+            throw WebCenterError(.notFound, "\(app) has no delivered notification '\(identifier)'")
+        }
+        let attachments = notification.request.content.attachments
+        guard attachments.indices.contains(index), let type = DeliveredPage.imageType(attachments[index].type) else {
+            throw WebCenterError(.notFound, "'\(identifier)' has no image attachment \(index)")
+        }
+        let url = attachments[index].url
+        guard url.isFileURL, let root = center.configuration.attachmentStoreRoot else {
+            throw WebCenterError(.notFound, "the attachment is not in the attachment data store")
+        }
+        let resolvedRoot = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
+        let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
+        guard resolved.hasPrefix(resolvedRoot + "/"), let data = FileManager.default.contents(atPath: resolved) else {
+            throw WebCenterError(.notFound, "the attachment is not in the attachment data store")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "private, max-age=60"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `POST /delivered/respond` (`app`, `id`, `action`, and `text` for text-input actions).
+    func respond(context: WebCenterRequestContext) async throws -> Response {
+        let form = context.form
+        let app = try form.required("app")
+        let action = try form.required("action")
+        try await forward(app: app, id: try form.required("id"), action: action, text: form["text"])
+        return .redirect(to: "/", type: .normal)
+    }
+
+    /// `POST /delivered/dismiss` (`app`, `id`): as closing the desktop popup.
+    func dismiss(context: WebCenterRequestContext) async throws -> Response {
+        let form = context.form
+        try await forward(
+            app: try form.required("app"), id: try form.required("id"), action: ResponseSpec.dismissActionIdentifier,
+            text: nil)
+        return .redirect(to: "/", type: .normal)
+    }
+
+    /// `POST /delivered/clear` (`app`): dismisses each of the app's notifications, as a person clearing them does
+    /// (an app whose category has `customDismissAction` hears of each).
+    func clear(context: WebCenterRequestContext) async throws -> Response {
+        let app = try context.form.required("app")
+        for notification in try await center.scheduler.deliveredNotifications(appID: app) {
+            do {
+                try await center.relay.forward(
+                    appID: app, notificationIdentifier: notification.identifier,
+                    actionIdentifier: ResponseSpec.dismissActionIdentifier, userText: nil)
+            } catch let error as EngineError where error.code == .unknownNotification {
+                continue  // answered meanwhile (on the desktop, or by the app)
+            }
+        }
+        return .redirect(to: "/", type: .normal)
+    }
+
+    private func forward(app: String, id: String, action: String, text: String?) async throws {
+        do {
+            try await center.relay.forward(
+                appID: app, notificationIdentifier: id, actionIdentifier: action, userText: text)
+        } catch let error as EngineError {
+            switch error.code {
+            case .unknownNotification: throw WebCenterError(.notFound, error.message)
+            case .unknownAction: throw WebCenterError(.refused, error.message)
+            default: throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Hummingbird
+
+/// The frame every page of the center shares: the document, the stylesheet and script (served by the center itself,
+/// as the Content-Security-Policy requires), the navigation and the main content. Everything given to it as `body`
+/// must already be escaped; `title` is escaped here.
+enum HTMLPage {
+    /// The center's pages, in the order the navigation lists them.
+    enum Section: String, CaseIterable, Sendable {
+        case delivered, scheduled, history, apps
+
+        /// The page's path.
+        var path: String { self == .delivered ? "/" : "/" + rawValue }
+        /// The navigation's label.
+        var label: String { rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+    }
+
+    /// The sections that have a page in this version.
+    static var sections: [Section] { Section.allCases }
+
+    /// A whole HTML document.
+    /// - Parameters:
+    ///   - title: The page's title (plain text).
+    ///   - current: The section shown, marked in the navigation.
+    ///   - csrfToken: The session's CSRF token, put where the script finds it (`<meta name="csrf-token">`).
+    ///   - body: The main content, HTML already escaped.
+    ///   - showsNavigation: Whether to show the navigation (not on the 401 page).
+    static func render(
+        title: String, current: Section?, csrfToken: String?, body: String, showsNavigation: Bool = true
+    ) -> String {
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="referrer" content="no-referrer">
+
+            """
+        if let csrfToken { html += "<meta name=\"csrf-token\" content=\"\(csrfToken.htmlEscaped)\">\n" }
+        html += """
+            <title>\(title.htmlEscaped) · unotify center</title>
+            <link rel="stylesheet" href="/static/center.css">
+            <script src="/static/center.js" defer></script>
+            </head>
+            <body>
+            <header class="top"><span class="brand">unotify center</span>
+            """
+        if showsNavigation {
+            html += "<nav>"
+            for section in sections {
+                let currentMark = section == current ? " aria-current=\"page\"" : ""
+                html += "<a href=\"\(section.path)\"\(currentMark)>\(section.label)</a>"
+            }
+            html += "</nav><span id=\"live\" class=\"live\"></span>"
+        }
+        html += "</header>\n<main>\n" + body + "\n</main>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// A 200 response with an HTML document.
+    static func response(_ html: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// A hidden form field.
+    static func hidden(_ name: String, _ value: String) -> String {
+        "<input type=\"hidden\" name=\"\(name.htmlEscaped)\" value=\"\(value.htmlEscaped)\">"
+    }
+}

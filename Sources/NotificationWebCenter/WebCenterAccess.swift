@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who may use the center and how: the secret, the session cookie, CSRF tokens, the same-origin check and the body
+/// limit. The middleware every route sits behind (inside ``WebCenterHeaders``).
+///
+/// - `GET …?token=<secret>` opens a session: the answer sets an `HttpOnly; SameSite=Strict` cookie and redirects
+///   (303) to the same URL without the token, so the secret leaves the address bar and the history.
+/// - Every other request needs the cookie of a session, or `Authorization: Bearer <secret>`; otherwise 401.
+/// - A POST needs a session (a bearer request may only read), an `Origin` equal to the center's own (or, without
+///   `Origin` or with `Origin: null`, `Sec-Fetch-Site: same-origin`), no other `Sec-Fetch-Site` than `same-origin`, an
+///   `application/x-www-form-urlencoded` body of at most ``WebCenterConfiguration/maximumBodySize`` bytes (else 413)
+///   and the session's CSRF token in its `csrf` field; otherwise 403 (400 for a form that cannot be read).
+struct WebCenterAccess: RouterMiddleware {
+    typealias Context = WebCenterRequestContext
+
+    /// The cookie that carries the session identifier.
+    static let cookieName = "unotify-center"
+
+    let secret: WebCenterSecret
+    let sessions: WebCenterSessions
+    let maximumBodySize: Int
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        var request = request
+        if request.method == .get || request.method == .head, let token = request.uri.queryParameters["token"] {
+            guard secret.matches(token) else {
+                throw WebCenterError(.unauthorized, "the token in the address is not this center's secret")
+            }
+            let session = sessions.open()
+            var headers = HTTPFields()
+            headers[.location] = Self.locationWithoutToken(path: request.uri.path, query: request.uri.query)
+            headers[.setCookie] = "\(Self.cookieName)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .seeOther, headers: headers)
+        }
+        if let cookie = request.cookies[Self.cookieName]?.value, let session = sessions.session(id: cookie) {
+            context.session = session
+        } else if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
+            secret.matches(authorization.dropFirst("Bearer ".count))
+        {
+            context.session = nil
+        } else {
+            throw WebCenterError(
+                .unauthorized, "this page needs the center's secret: open the link `unotify center` prints")
+        }
+        guard request.method == .post else { return try await next(request, context) }
+        guard let session = context.session else {
+            throw WebCenterError(.forbidden, "changes need a session opened with the link `unotify center` prints")
+        }
+        try Self.checkSameOrigin(request)
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {
+            throw WebCenterError(.tooLarge, "the body is larger than \(maximumBodySize) bytes")
+        }
+        let contentType = request.headers[.contentType]?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard contentType == "application/x-www-form-urlencoded" else {
+            throw WebCenterError(.badRequest, "the center takes application/x-www-form-urlencoded forms only")
+        }
+        let body: ByteBuffer
+        do { body = try await request.collectBody(upTo: maximumBodySize) } catch let error as HTTPError
+            where error.status == .contentTooLarge
+        {
+            throw WebCenterError(.tooLarge, "the body is larger than \(maximumBodySize) bytes")
+        }
+        let form = try FormFields(parsing: String(decoding: body.readableBytesView, as: UTF8.self))
+        guard let csrf = form["csrf"],
+            WebCenterSecret.constantTimeEquals(Array(csrf.utf8), Array(session.csrfToken.utf8))
+        else {
+            throw WebCenterError(.forbidden, "the form does not carry this session's CSRF token: reload the page")
+        }
+        context.form = form
+        request.body = .init(buffer: body)
+        return try await next(request, context)
+    }
+
+    /// Refuses a request that a page of another origin (or no page at all) sends.
+    ///
+    /// `Sec-Fetch-Site`, which only browsers set (a page's script cannot), must say `same-origin` when present. An
+    /// `Origin` must be the center's own, except `null`: under `Referrer-Policy: no-referrer`, Chromium sends
+    /// `Origin: null` with the center's own forms, which then count only with `Sec-Fetch-Site: same-origin`. A request
+    /// with neither header is refused.
+    static func checkSameOrigin(_ request: Request) throws(WebCenterError) {
+        let fetchSite = request.headers[HTTPField.Name("Sec-Fetch-Site")!]
+        if let fetchSite, fetchSite != "same-origin" {
+            throw WebCenterError(
+                .forbidden, "a cross-site request (Sec-Fetch-Site: \(fetchSite)) cannot change anything")
+        }
+        let origin = request.headers[HTTPField.Name("Origin")!]
+        switch origin {
+        case "null"?, nil:
+            guard fetchSite == "same-origin" else {
+                throw WebCenterError(
+                    .forbidden, "a request without its origin (Origin or Sec-Fetch-Site) cannot change anything")
+            }
+        case let origin?:
+            guard let authority = request.head.authority, origin == "http://" + authority else {
+                throw WebCenterError(.forbidden, "a request from another origin (\(origin)) cannot change anything")
+            }
+        }
+    }
+
+    /// The request's path and query without its `token` parameter.
+    static func locationWithoutToken(path: String, query: String?) -> String {
+        let query = (query ?? "").split(separator: "&").filter { !$0.hasPrefix("token=") && $0 != "token" }
+        // Never `//host/…`, which a browser reads as another site.
+        let path = path.hasPrefix("/") && !path.hasPrefix("//") ? path : "/"
+        return query.isEmpty ? path : path + "?" + query.joined(separator: "&")
+    }
+}

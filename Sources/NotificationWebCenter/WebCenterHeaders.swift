@@ -1,0 +1,75 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The outermost middleware: turns every error into an HTML error page with its status (never a stack trace, the
+/// message escaped), and gives every response, error pages included, the center's security headers.
+struct WebCenterHeaders: RouterMiddleware {
+    typealias Context = WebCenterRequestContext
+
+    /// The Content-Security-Policy of every response: nothing from elsewhere, no inline script or style.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+
+    let logger: Logger
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as WebCenterError {
+            response = Self.errorPage(error)
+        } catch let error as HTTPError {
+            let code: WebCenterError.Code =
+                switch error.status.code {
+                case 401: .unauthorized
+                case 403: .forbidden
+                case 404: .notFound
+                case 413: .tooLarge
+                default: .badRequest
+                }
+            let message =
+                error.status.code == 404 ? "there is no page at \(request.uri.path)" : error.status.reasonPhrase
+            response = Self.errorPage(WebCenterError(code, message))
+            if error.status.code >= 500 { response.status = error.status }
+        } catch {
+            logger.error("the web center failed to answer \(request.method) \(request.uri.path): \(error)")
+            response = Self.errorPage(WebCenterError(.refused, "the center failed: \(error)"))
+            response.status = .internalServerError
+        }
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+
+    /// An HTML page saying what went wrong, with the error's status.
+    static func errorPage(_ error: WebCenterError) -> Response {
+        let status: HTTPResponse.Status =
+            switch error.status {
+            case 400: .badRequest
+            case 401: .unauthorized
+            case 403: .forbidden
+            case 404: .notFound
+            case 413: .contentTooLarge
+            case 422: .unprocessableContent
+            default: .internalServerError
+            }
+        let html = HTMLPage.render(
+            title: "\(status.code) \(status.reasonPhrase)", current: nil, csrfToken: nil,
+            body:
+                "<section class=\"error\"><h1>\(status.code) \(status.reasonPhrase.htmlEscaped)</h1><p>\(error.message.htmlEscaped)</p></section>",
+            showsNavigation: error.code != .unauthorized)
+        var response = HTMLPage.response(html)
+        response.status = status
+        if error.code == .unauthorized {
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"unotify center\""
+        }
+        return response
+    }
+}
