@@ -90,6 +90,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Server mode (issue 12): the device API and the worker that delivers devices' requests through APNs from
+        // the PostgreSQL store.
+        .target(
+            name: "NotificationServer",
+            dependencies: [
+                "NotificationEngine", "NotificationStorePostgres", "NotificationAPNsProvider",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The versioned messages between apps and the daemon (JSON lines).
         .target(name: "NotificationWire", dependencies: ["NotificationModel", "NotificationLocation"]),
         // Newline framing on SwiftNIO channels, shared by the daemon and its clients.
@@ -208,6 +217,15 @@ let package = Package(
             name: "NotificationStorePostgresTests",
             dependencies: [
                 "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine", "OpenUserNotificationsTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // Server mode: per-device zones, and workers delivering through APNs to our own endpoint.
+        .testTarget(
+            name: "NotificationServerTests",
+            dependencies: [
+                "NotificationServer", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
+                "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
