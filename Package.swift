@@ -114,7 +114,7 @@ let package = Package(
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
                 "NotificationSocket", "NotificationPlatform", "NotificationPushGateway", "NotificationGeoClue",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
@@ -226,7 +226,8 @@ let package = Package(
             dependencies: [
                 "NotificationServer", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
                 "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "NotificationDaemon", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
