@@ -31,6 +31,14 @@ public struct ServerWorker: Sendable {
     public let presenter: APNsPresenter
     let logger: Logger
 
+    /// The system's time with UTC as the zone, whatever the machine's.
+    ///
+    /// Devices' requests never follow the worker's zone (floating components are pinned to each device's), but the
+    /// engine records in the shared store the zone its floating plans were made in and re-plans when its own zone
+    /// differs: workers on machines in different zones would take turns re-planning. One zone for every worker
+    /// avoids that.
+    public static let utcClock = SystemNotificationClock(timeZone: { TimeZone(identifier: "UTC")! })
+
     /// How long a worker waits before listening again after its `LISTEN` connection failed, in seconds.
     public static let listenRetryDelay: TimeInterval = 5
 
@@ -40,12 +48,12 @@ public struct ServerWorker: Sendable {
     ///   - store: The shared store (``PostgresNotificationStore/migrate()`` already called).
     ///   - development: The APNs client for development devices (Apple's sandbox host, or a test endpoint).
     ///   - production: The APNs client for production devices.
-    ///   - clock: The engine's clock; the system's by default.
+    ///   - clock: The engine's clock: the system's time in UTC by default (``utcClock``).
     ///   - configuration: The engine's settings; Apple's pending cap of 64 applies per device.
     ///   - logger: Where the engine and the presenter log.
     public init(
         store: PostgresNotificationStore, development: APNsClient, production: APNsClient,
-        clock: any NotificationClock = SystemNotificationClock(), configuration: EngineConfiguration = EngineConfiguration(),
+        clock: any NotificationClock = ServerWorker.utcClock, configuration: EngineConfiguration = EngineConfiguration(),
         logger: Logger = Logger(label: "OpenUserNotifications.server")
     ) {
         self.store = store

@@ -81,7 +81,7 @@ struct ServerModeTests {
             configuration: try PostgresNotificationStore.configuration(databaseURL: url)
         ) { store in
             let scheduler = NotificationScheduler(
-                store: store, clock: SystemNotificationClock(), presenter: NoPresenter())
+                store: store, clock: ServerWorker.utcClock, presenter: NoPresenter())
             let devices = DeviceScheduler(store: store, scheduler: scheduler)
             var phone = registration("phone", zone: "Europe/Paris")
             phone.environment = .production
@@ -94,25 +94,5 @@ struct ServerModeTests {
         worker.cancel()
         try await worker.value
         await side.stop()
-    }
-}
-
-/// A presenter for an engine that only adds requests.
-struct NoPresenter: NotificationPresenter {
-    let name = "none"
-    func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {}
-    func withdraw(appID: String, identifiers: [String]) async {}
-    func badgeDidChange(appID: String, count: Int) async {}
-}
-
-/// Parses `unotifyd` arguments that must fail validation.
-enum ValidationErrorProbe {
-    static func error(_ arguments: [String]) -> (any Error)? {
-        do {
-            _ = try DaemonOptions.parse(arguments)
-            return nil
-        } catch {
-            return error
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NotificationDaemon
 import NotificationEngine
 import NotificationModel
 import NotificationServer
@@ -41,4 +42,24 @@ func daily(_ hour: Int, _ minute: Int) -> TriggerSpec {
 /// `2026-03-08T07:00:00Z` as a date.
 func instant(_ iso: String) -> Date {
     try! Date(iso, strategy: .iso8601)
+}
+
+/// A presenter for an engine that only adds requests.
+struct NoPresenter: NotificationPresenter {
+    let name = "none"
+    func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {}
+    func withdraw(appID: String, identifiers: [String]) async {}
+    func badgeDidChange(appID: String, count: Int) async {}
+}
+
+/// Parses `unotifyd` arguments that must fail validation.
+enum ValidationErrorProbe {
+    static func error(_ arguments: [String]) -> (any Error)? {
+        do {
+            _ = try DaemonOptions.parse(arguments)
+            return nil
+        } catch {
+            return error
+        }
+    }
 }
