@@ -25,21 +25,25 @@ public struct DaemonServerMode: Sendable {
     /// - Throws: ``DaemonError`` with `storeUnavailable` when the database cannot be migrated.
     public func run() async throws {
         let logger = Logger(label: "unotifyd.server")
+        // The pool runs in a task of its own, which the caller's cancellation does not reach: the worker, stopping,
+        // still records and releases its claims through it, and the pool stops only once the worker has returned
+        // (a pool stopped at the same time left the worker's last store call waiting for ever).
+        let pool = Task { await store.run() }
         var failure: (any Error)?
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await store.run() }
-                defer { group.cancelAll() }
-                do { try await store.migrate() } catch {
-                    throw DaemonError(.storeUnavailable, "cannot migrate the database: \(error)")
-                }
-                logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
-                await ServerWorker(store: store, development: development, production: production, logger: logger)
-                    .run()
+            // Waiting for a database that is down ends with the caller's cancellation: the pool is stopped then.
+            do {
+                try await withTaskCancellationHandler { try await store.migrate() } onCancel: { pool.cancel() }
+            } catch {
+                throw DaemonError(.storeUnavailable, "cannot migrate the database: \(error)")
             }
+            logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
+            await ServerWorker(store: store, development: development, production: production, logger: logger).run()
         } catch {
             failure = error
         }
+        pool.cancel()
+        await pool.value
         try? await development.shutdown()
         try? await production.shutdown()
         // Stopped while waiting for the database (the pool waits for a server that is down): a clean stop too.
