@@ -14,11 +14,13 @@ import NotificationStorePostgres
 /// recording it causes one repeat).
 ///
 /// ```swift
-/// try await PostgresNotificationStore.withStore(configuration: database) { store in
-///     let worker = ServerWorker(store: store, development: sandboxClient, production: productionClient)
-///     try await worker.devices.register(registration)
-///     await worker.run()  // until the task is cancelled
-/// }
+/// let store = PostgresNotificationStore(configuration: database)
+/// let pool = Task { await store.run() }
+/// try await store.migrate()
+/// let worker = ServerWorker(store: store, development: sandboxClient, production: productionClient)
+/// try await worker.devices.register(registration)
+/// await worker.run()  // until the task is cancelled
+/// pool.cancel()       // the pool last
 /// ```
 public struct ServerWorker: Sendable {
     /// The store, shared with the other workers.
@@ -66,6 +68,11 @@ public struct ServerWorker: Sendable {
     }
 
     /// Runs the delivery loop and the wake-ups until the task is cancelled.
+    ///
+    /// > Note: Stop the worker before the store's pool: the stopping engine still records fires and releases the
+    /// > claims it holds through the store. Cancelling one task that runs both the pool and the worker (a worker run
+    /// > inside `PostgresNotificationStore.withStore` whose caller is cancelled) can leave those calls waiting on a
+    /// > pool that is going away; `unotifyd --server` runs the pool in a task of its own and stops it last.
     ///
     /// - Parameters:
     ///   - listening: Whether to wake on `LISTEN/NOTIFY` (off, the worker sees other workers' requests only when its
