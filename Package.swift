@@ -93,6 +93,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Server mode (issue 12): the device API and the worker that delivers devices' requests through APNs from
+        // the PostgreSQL store.
+        .target(
+            name: "NotificationServer",
+            dependencies: [
+                "NotificationEngine", "NotificationStorePostgres", "NotificationAPNsProvider",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The versioned messages between apps and the daemon (JSON lines).
         .target(name: "NotificationWire", dependencies: ["NotificationModel", "NotificationLocation"]),
         // Newline framing on SwiftNIO channels, shared by the daemon and its clients.
@@ -108,7 +117,7 @@ let package = Package(
             dependencies: [
                 "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery", "NotificationDesktop",
                 "NotificationSocket", "NotificationPlatform", "NotificationPushGateway", "NotificationGeoClue",
-                "NotificationWebCenter", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NotificationWebCenter", "NotificationServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The web center's secret and the files that publish it, and its error type: Foundation only, so that
@@ -225,6 +234,16 @@ let package = Package(
             dependencies: [
                 "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine", "OpenUserNotificationsTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        // Server mode: per-device zones, and workers delivering through APNs to our own endpoint.
+        .testTarget(
+            name: "NotificationServerTests",
+            dependencies: [
+                "NotificationServer", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
+                "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
+                "NotificationDaemon", "TestPrograms", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),

@@ -19,6 +19,8 @@ public struct DaemonError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let damagedStore = Code(name: "damagedStore")
         /// The store cannot be opened for another reason (permissions, a missing folder that cannot be made).
         public static let storeUnavailable = Code(name: "storeUnavailable")
+        /// A file the options name cannot be used (`unotifyd --server`'s provider key, its APNs hosts).
+        public static let invalidConfiguration = Code(name: "invalidConfiguration")
     }
 
     public var code: Code
@@ -33,11 +35,13 @@ public struct DaemonError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { message }
 
     /// The exit status of `unotifyd` for this error, from sysexits(3): 75 (`EX_TEMPFAIL`) when another daemon
-    /// runs, 65 (`EX_DATAERR`) for a damaged store, 73 (`EX_CANTCREAT`) for a store that cannot be opened.
+    /// runs, 65 (`EX_DATAERR`) for a damaged store, 78 (`EX_CONFIG`) for an unusable configuration file, 73
+    /// (`EX_CANTCREAT`) for a store that cannot be opened.
     public var exitStatus: Int32 {
         switch code {
         case .alreadyRunning: 75
         case .damagedStore: 65
+        case .invalidConfiguration: 78
         default: 73
         }
     }

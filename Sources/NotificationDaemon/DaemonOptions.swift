@@ -129,6 +129,42 @@ public struct DaemonOptions: ParsableArguments {
     @Flag(name: .customLong("web-allow-remote"), help: "Allow --web-address to be a non-loopback address.")
     var webAllowRemote = false
 
+    @Flag(
+        name: .customLong("server"),
+        help: ArgumentHelp(
+            "Run as a server-mode worker on a PostgreSQL database (--database) instead of the per-user daemon.",
+            discussion: "The worker delivers registered devices' requests through APNs (--provider-key, --provider-team-id); any number of workers share one database. No socket, SQLite store or APNs endpoint is served then."))
+    var server = false
+
+    @Option(
+        name: .customLong("database"),
+        help: "With --server: the database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE or postgres://USER@/DATABASE?host=/socket/folder.")
+    var database: String?
+
+    @Option(name: .customLong("provider-key"), help: "With --server: the AuthKey_<KEYID>.p8 file provider tokens are signed with.")
+    var providerKey: String?
+
+    @Option(name: .customLong("provider-key-id"), help: "With --server: the key's identifier (default: from the AuthKey_<KEYID>.p8 name).")
+    var providerKeyID: String?
+
+    @Option(name: .customLong("provider-team-id"), help: "With --server: the team the provider tokens name.")
+    var providerTeamID: String?
+
+    @Option(
+        name: .customLong("provider-development-server"),
+        help: "With --server: where development devices' notifications go, host:port (default: Apple's sandbox host).")
+    var providerDevelopmentServer = "api.sandbox.push.apple.com:443"
+
+    @Option(
+        name: .customLong("provider-production-server"),
+        help: "With --server: where production devices' notifications go, host:port (default: Apple's production host).")
+    var providerProductionServer = "api.push.apple.com:443"
+
+    @Option(
+        name: .customLong("provider-trust-roots"),
+        help: "With --server: a PEM file of the only certificate authorities the APNs hosts' certificates may chain to.")
+    var providerTrustRoots: String?
+
     public init() {}
 
     public var logLevel: Logger.Level { Logger.Level(rawValue: logLevelName) ?? .info }
@@ -175,6 +211,7 @@ public struct DaemonOptions: ParsableArguments {
         guard apnsClientCA == nil || apnsCertificate != nil else {
             throw ValidationError("--apns-client-ca needs TLS: add --apns-certificate and --apns-key")
         }
+        try validateServerMode()
     }
 
     /// The daemon these options describe, with the system clock, showing notifications on the desktop or in the

@@ -640,6 +640,8 @@ public actor NotificationScheduler {
         var delivered: DeliveredNotification?
         var history: HistoryEntry
         var badge: Int?
+        /// A ``ConfirmingPresenter`` could not hand it over: not recorded, so its claim ends with its lease.
+        var retryLater = false
     }
 
     /// Fires claimed requests: in order within an app; apps in parallel, so one app that is slow to answer delays
@@ -710,7 +712,7 @@ public actor NotificationScheduler {
     /// Records fires in the store, each followed by its badge; then moves on the floating plans whose requests have
     /// all fired now (the loop's own pass may have looked before these fires were recorded).
     private func finish(_ completions: [Completion]) async {
-        for completion in completions {
+        for completion in completions where !completion.retryLater {
             await complete(
                 completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
                 badge: completion.badge)
@@ -762,8 +764,25 @@ public actor NotificationScheduler {
         options.formIntersection(Self.allowedPresentation(for: state))
         notification.presentation = options
         if options.isVisible || options.contains(.sound) {
-            await presenter.present(notification, options: options, category: category)
             history.presenter = presenter.name
+            if let confirming = presenter as? any ConfirmingPresenter {
+                switch await confirming.deliver(notification, options: options, category: category) {
+                case .presented:
+                    break
+                case .failed(let reason):
+                    history.presentation = options
+                    history.detail = reason
+                    return Completion(request: request, next: next(), delivered: nil, history: history, badge: nil)
+                case .retryLater(let reason):
+                    logger.notice(
+                        "could not hand a notification over; it is presented again when its claim's lease ends",
+                        metadata: ["app": "\(request.appID)", "request": "\(spec.identifier)", "reason": "\(reason)"])
+                    return Completion(
+                        request: request, next: nil, delivered: nil, history: history, badge: nil, retryLater: true)
+                }
+            } else {
+                await presenter.present(notification, options: options, category: category)
+            }
         }
         history.presentation = options
         history.outcome = options.isVisible ? .delivered : state.authorization.allowsDelivery ? .silenced : .unauthorized

@@ -100,7 +100,71 @@ extension PostgresNotificationStore {
                 "CREATE TABLE metadata (key text PRIMARY KEY, value text NOT NULL)",
                 // The APNs endpoint's request log: a ring of the newest requests, each an APNsLogEntry as JSON.
                 "CREATE TABLE apns_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, entry bytea NOT NULL)",
-            ])
+            ]),
+        // Server mode's device registry (issue 12). A device's requests are the pending rows of the app
+        // `Device.appID(forDevice:)`; `device_floating` names those scheduled with floating calendar components,
+        // which are stored pinned to the device's zone and re-pinned when it changes (docs/server-mode.md).
+        Migration(
+            version: 2, name: "devices",
+            statements: [
+                """
+                CREATE TABLE device (
+                    id text PRIMARY KEY,
+                    token text NOT NULL,
+                    topic text NOT NULL,
+                    environment text NOT NULL CHECK (environment IN ('development', 'production')),
+                    time_zone text NOT NULL,
+                    locale text NOT NULL,
+                    active boolean NOT NULL,
+                    created_at double precision NOT NULL,
+                    updated_at double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX device_token ON device (token)",
+                """
+                CREATE TABLE device_floating (
+                    device_id text NOT NULL REFERENCES device (id) ON DELETE CASCADE,
+                    identifier text NOT NULL,
+                    PRIMARY KEY (device_id, identifier)
+                )
+                """,
+            ]),
+        // Notifications APNs refused for good (a 4xx other than 410): kept for people to look at, never retried.
+        Migration(
+            version: 3, name: "dead letters",
+            statements: [
+                """
+                CREATE TABLE dead_letter (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    device_id text NOT NULL,
+                    request_identifier text NOT NULL,
+                    apns_id text NOT NULL,
+                    status integer,
+                    reason text NOT NULL,
+                    at double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX dead_letter_device ON dead_letter (device_id, id)",
+            ]),
+        // Wake-ups: a statement that adds pending requests notifies `unotify_pending` when its transaction commits,
+        // whoever ran it (a worker, the Swift API, a script), so sleeping workers read the store again
+        // (`PostgresNotificationStore.listenForPendingInserts`). A statement-level trigger: a batch notifies once.
+        Migration(
+            version: 4, name: "wake-ups",
+            statements: [
+                """
+                CREATE FUNCTION unotify_pending_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('unotify_pending', '');
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER pending_inserted AFTER INSERT ON pending
+                FOR EACH STATEMENT EXECUTE FUNCTION unotify_pending_inserted()
+                """,
+            ]),
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).

@@ -18,6 +18,7 @@ struct Unotifyd: AsyncParsableCommand {
             return handler
         }
         do {
+            if options.isServerMode { return try await options.runServerUntilSignalled() }
             let daemon = try options.makeDaemon()
             try await daemon.runUntilSignalled()
         } catch let error as DaemonError {

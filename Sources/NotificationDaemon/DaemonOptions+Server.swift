@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NotificationAPNsProvider
+import NotificationEngine
+import NotificationServer
+import NotificationStorePostgres
+
+// `unotifyd --server`: a server-mode worker (issue 12) instead of the per-user daemon.
+extension DaemonOptions {
+    /// Whether these options ask for a server-mode worker.
+    public var isServerMode: Bool { server }
+
+    /// Checks the server-mode options: all of them need `--server`, which needs a database, a key and a team.
+    func validateServerMode() throws {
+        let serverOnly: [(String, Bool)] = [
+            ("--database", database != nil), ("--provider-key", providerKey != nil),
+            ("--provider-key-id", providerKeyID != nil), ("--provider-team-id", providerTeamID != nil),
+            ("--provider-trust-roots", providerTrustRoots != nil),
+        ]
+        guard server else {
+            if let (name, _) = serverOnly.first(where: \.1) { throw ValidationError("\(name) needs --server") }
+            return
+        }
+        guard let database else { throw ValidationError("--server needs --database postgres://...") }
+        do { _ = try PostgresNotificationStore.configuration(databaseURL: database) } catch {
+            throw ValidationError("--database: \(error)")
+        }
+        guard providerKey != nil, providerTeamID != nil else {
+            throw ValidationError("--server needs --provider-key AuthKey_<KEYID>.p8 and --provider-team-id")
+        }
+        for (name, value) in [
+            ("--provider-development-server", providerDevelopmentServer),
+            ("--provider-production-server", providerProductionServer),
+        ] where Self.apnsServer(value) == nil {
+            throw ValidationError("\(name) takes host:port, not '\(value)'")
+        }
+    }
+
+    /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``).
+    ///
+    /// - Throws: ``DaemonError`` when the key cannot be read or the database cannot be migrated.
+    public func runServerUntilSignalled() async throws {
+        let server = try makeServer()
+        let task = Task { try await server.run() }
+        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        do {
+            try await task.value
+        } catch is CancellationError {
+            // Stopped by a signal: a clean stop.
+        }
+    }
+
+    /// The server-mode worker these options describe: its APNs clients made and its key read, nothing connected
+    /// yet.
+    ///
+    /// - Throws: ``DaemonError`` with `invalidConfiguration` when the key cannot be read or an option is missing.
+    public func makeServer() throws -> DaemonServerMode {
+        guard let database, let providerKey, let providerTeamID else {
+            throw DaemonError(.invalidConfiguration, "--server needs --database, --provider-key and --provider-team-id")
+        }
+        let key: APNsSigningKey
+        do { key = try APNsSigningKey(p8File: providerKey, teamID: providerTeamID, keyID: providerKeyID) } catch {
+            throw DaemonError(.invalidConfiguration, "cannot read --provider-key \(providerKey): \(error)")
+        }
+        let store: PostgresNotificationStore
+        do {
+            store = PostgresNotificationStore(
+                configuration: try PostgresNotificationStore.configuration(databaseURL: database),
+                logger: Logger(label: "unotifyd.server"))
+        } catch {
+            throw DaemonError(.invalidConfiguration, "--database: \(error)")
+        }
+        return DaemonServerMode(
+            store: store, development: try client(providerDevelopmentServer, key: key),
+            production: try client(providerProductionServer, key: key))
+    }
+
+    /// A client for `server` (host:port).
+    private func client(_ server: String, key: APNsSigningKey) throws -> APNsClient {
+        guard let server = Self.apnsServer(server) else {
+            throw DaemonError(.invalidConfiguration, "not host:port: \(server)")
+        }
+        var configuration = APNsClientConfiguration(server: server)
+        if let providerTrustRoots { configuration.trustRoots(pemFile: providerTrustRoots) }
+        do { return try APNsClient(configuration: configuration, key: key) } catch {
+            throw DaemonError(.invalidConfiguration, "\(error)")
+        }
+    }
+
+    /// `host:port` (a bracketed IPv6 host too) as an APNs server.
+    static func apnsServer(_ text: String) -> APNsServer? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65_535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        return APNsServer(host: host, port: port)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import NotificationAPNsProvider
+import NotificationServer
+import NotificationStorePostgres
+
+/// `unotifyd --server`: one server-mode worker on a PostgreSQL database, delivering devices' requests through APNs.
+///
+/// ```swift
+/// let options = try DaemonOptions.parse(["--server", "--database", url, "--provider-key", p8, "--provider-team-id", team])
+/// try await options.makeServer().run()  // until the task is cancelled
+/// ```
+public struct DaemonServerMode: Sendable {
+    /// The store; connected while ``run()`` runs.
+    public let store: PostgresNotificationStore
+    /// The APNs client for development devices.
+    public let development: APNsClient
+    /// The APNs client for production devices.
+    public let production: APNsClient
+
+    /// Runs the worker until the task is cancelled: runs the store's pool, migrates the database, then runs a
+    /// ``ServerWorker`` (its timer and `LISTEN/NOTIFY`); shuts the APNs clients down at the end. While the database
+    /// cannot be reached, it waits for it (the pool keeps trying to connect).
+    ///
+    /// - Throws: ``DaemonError`` with `storeUnavailable` when the database cannot be migrated.
+    public func run() async throws {
+        let logger = Logger(label: "unotifyd.server")
+        // The pool runs in a task of its own, which the caller's cancellation does not reach: the worker, stopping,
+        // still records and releases its claims through it, and the pool stops only once the worker has returned
+        // (a pool stopped at the same time left the worker's last store call waiting for ever).
+        let pool = Task { await store.run() }
+        var failure: (any Error)?
+        do {
+            // Waiting for a database that is down ends with the caller's cancellation: the pool is stopped then.
+            do {
+                try await withTaskCancellationHandler { try await store.migrate() } onCancel: { pool.cancel() }
+            } catch {
+                throw DaemonError(.storeUnavailable, "cannot migrate the database: \(error)")
+            }
+            logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
+            await ServerWorker(store: store, development: development, production: production, logger: logger).run()
+        } catch {
+            failure = error
+        }
+        pool.cancel()
+        await pool.value
+        try? await development.shutdown()
+        try? await production.shutdown()
+        // Stopped while waiting for the database (the pool waits for a server that is down): a clean stop too.
+        if let failure, !Task.isCancelled { throw failure }
+    }
+}

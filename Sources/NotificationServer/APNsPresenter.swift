@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import NotificationAPNsProvider
+import NotificationEngine
+import NotificationModel
+import NotificationStorePostgres
+
+/// Delivers devices' due requests through APNs: the presenter of a server-mode worker.
+///
+/// The engine fires a request of a device's app identity (``Device/appID``); this presenter looks the device up and
+/// sends the notification with the ``APNsClient`` for its environment, to its token and topic. APNs's answer decides
+/// what the engine records (``ConfirmingPresenter``):
+///
+/// - 200: delivered.
+/// - 410 (`Unregistered`, `ExpiredToken`): the device is made inactive and its pending requests are removed; the fire
+///   is recorded as skipped.
+/// - any other 4xx: a ``DeadLetter`` (reason, request, device, time) is recorded; the fire is recorded as skipped and
+///   never sent again (a repeating request keeps its schedule).
+/// - 429, 5xx and connection failures after the client's retries (`gaveUp`), or the device's row could not be read:
+///   nothing is recorded, so the claim ends with its lease and a worker sends the notification again, with the same
+///   `apns-id` (``apnsID(for:)``).
+///
+/// ```swift
+/// let presenter = APNsPresenter(
+///     store: store, development: try APNsClient(configuration: .init(server: .sandbox), key: key),
+///     production: try APNsClient(configuration: .init(server: .production), key: key), clock: clock)
+/// let scheduler = NotificationScheduler(store: store, clock: clock, presenter: presenter)
+/// ```
+public final class APNsPresenter: ConfirmingPresenter {
+    public let name = "apns"
+    /// Where devices and dead letters are.
+    public let store: PostgresNotificationStore
+    /// The client for devices in the development environment (Apple's sandbox host).
+    public let development: APNsClient
+    /// The client for devices in the production environment.
+    public let production: APNsClient
+    let clock: any NotificationClock
+    let logger: Logger
+
+    /// Creates the presenter.
+    ///
+    /// - Parameters:
+    ///   - store: The store the worker runs on.
+    ///   - development: The client for development devices.
+    ///   - production: The client for production devices (may be the same client, when both go to one endpoint).
+    ///   - clock: Dates deactivations and dead letters.
+    ///   - logger: Where refusals and failures are logged.
+    public init(
+        store: PostgresNotificationStore, development: APNsClient, production: APNsClient,
+        clock: any NotificationClock, logger: Logger = Logger(label: "OpenUserNotifications.server.apns")
+    ) {
+        self.store = store
+        self.development = development
+        self.production = production
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func deliver(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async
+        -> PresentationOutcome
+    {
+        guard let deviceID = Device.deviceID(forAppID: notification.appID) else {
+            return .failed("\(notification.appID) is not a device's app identity")
+        }
+        let device: Device
+        do {
+            guard let found = try await store.device(id: deviceID) else { return .failed("device \(deviceID) is gone") }
+            device = found
+        } catch {
+            return .retryLater("could not read device \(deviceID): \(error)")
+        }
+        guard device.isActive else { return .failed("device \(deviceID) is inactive") }
+        let apnsID = Self.apnsID(for: notification)
+        let push: APNsNotification
+        do {
+            let identifier = notification.identifier
+            push = APNsNotification(
+                deviceToken: device.token, topic: device.topic, pushType: .alert,
+                priority: options.isVisible ? .immediate : .considerate,
+                collapseID: identifier.utf8.count <= APNsNotification.collapseIDLimit ? identifier : nil,
+                apnsID: apnsID, payload: try APNsPayloadEncoder.payload(for: notification.request.content))
+        } catch {
+            return await deadLetter(device, notification, apnsID: apnsID, status: nil, reason: "\(error)")
+        }
+        let client = device.environment == .production ? production : development
+        let delivery: APNsDelivery
+        do {
+            delivery = try await client.send(push)
+        } catch let error as APNsClientError where Self.refusedByClient.contains(error.code) {
+            // The client refused it before sending (too large, bad topic): sending again would be refused again.
+            return await deadLetter(device, notification, apnsID: apnsID, status: nil, reason: error.message)
+        } catch {
+            return .retryLater("\(error)")
+        }
+        switch delivery.outcome {
+        case .delivered:
+            return .presented
+        case .deviceGone(let reason, _):
+            do {
+                let dropped = try await store.deactivateDevice(id: device.id, at: clock.now)
+                logger.notice(
+                    "APNs reported a device gone: deactivated, its pending requests removed",
+                    metadata: ["device": "\(device.id)", "reason": "\(reason)", "removed": "\(dropped.count)"])
+            } catch {
+                logger.error("could not deactivate a device APNs reported gone: \(error)", metadata: ["device": "\(device.id)"])
+            }
+            return .failed("APNs: \(reason)")
+        case .rejected(let answer):
+            return await deadLetter(
+                device, notification, apnsID: apnsID, status: answer.status, reason: answer.reason ?? "\(answer)")
+        case .gaveUp(let answer):
+            return .retryLater("APNs: \(answer)")
+        }
+    }
+
+    public func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {
+        _ = await deliver(notification, options: options, category: category)
+    }
+
+    /// APNs cannot take a notification off a device's screen: nothing to do.
+    public func withdraw(appID: String, identifiers: [String]) async {}
+
+    /// Badges travel in each notification's payload: nothing to do.
+    public func badgeDidChange(appID: String, count: Int) async {}
+
+    /// The client's errors that say the notification itself is wrong.
+    static let refusedByClient: [APNsClientError.Code] = [
+        .payloadTooLarge, .invalidPayload, .invalidDeviceToken, .invalidTopic, .invalidCollapseID,
+    ]
+
+    /// Records a dead letter and answers `failed`.
+    private func deadLetter(
+        _ device: Device, _ notification: DeliveredNotification, apnsID: UUID, status: Int?, reason: String
+    ) async -> PresentationOutcome {
+        let letter = DeadLetter(
+            deviceID: device.id, requestIdentifier: notification.identifier, apnsID: apnsID.uuidString.lowercased(),
+            status: status, reason: reason, date: clock.now)
+        do {
+            try await store.recordDeadLetter(letter)
+        } catch {
+            logger.error("could not record a dead letter: \(error)", metadata: ["device": "\(device.id)"])
+        }
+        logger.notice(
+            "APNs refused a notification: dead letter",
+            metadata: ["device": "\(device.id)", "request": "\(notification.identifier)", "reason": "\(reason)"])
+        return .failed("APNs refused it: \(reason)")
+    }
+
+    /// The `apns-id` of one fire: the same for every attempt at it, by any worker (a notification sent again after
+    /// a lease ended carries the `apns-id` of the first attempt), and different for each fire.
+    ///
+    /// - Parameter notification: The fire.
+    /// - Returns: A UUID made from the app identity, the request identifier and the due instant.
+    public static func apnsID(for notification: DeliveredNotification) -> UUID {
+        let key = "\(notification.appID)\u{1F}\(notification.identifier)\u{1F}\(notification.dueDate.timeIntervalSince1970)"
+        var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x6c62_272e_07bb_0142
+        for byte in key.utf8 {
+            first = (first ^ UInt64(byte)) &* 0x100_0000_01b3
+            second = (second ^ UInt64(byte)) &* 0x100_0000_01b3 &+ 0x9e37_79b9_7f4a_7c15
+        }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: first >> (8 * index))
+            bytes[index + 8] = UInt8(truncatingIfNeeded: second >> (8 * index))
+        }
+        // Version 8 (custom), RFC 9562 variant.
+        bytes[6] = bytes[6] & 0x0F | 0x80
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
+}

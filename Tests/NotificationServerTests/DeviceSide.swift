@@ -1,0 +1,116 @@
+import Foundation
+import NotificationAPNsProvider
+import NotificationModel
+import NotificationPush
+import NotificationPushGateway
+import Synchronization
+import TestPrograms
+import Testing
+
+/// The devices' side of the worker tests: our own APNs endpoint (`APNsEndpoint`, TLS with a fresh self-signed
+/// certificate, provider tokens checked against a fresh `.p8` key) in this process, answering 200 unless a token or
+/// topic is told to answer otherwise, and recording every request it answered.
+final class DeviceSide: Sendable {
+    /// One request the endpoint answered.
+    struct Received: Sendable, Hashable {
+        var token: String
+        var topic: String
+        var apnsID: String
+        var status: Int
+        var title: String
+    }
+
+    static let keyID = "KEY1234567"
+    static let teamID = "TEAM123456"
+
+    let folder: URL
+    let certificate: String
+    let keyPath: String
+    let endpoint: APNsEndpoint
+    let port: Int
+    private let state = Locked(State())
+
+    /// What the endpoint answered and is told to answer.
+    struct State: Sendable {
+        var received: [Received] = []
+        var byToken: [String: APNsReason] = [:]
+        var byTopic: [String: APNsReason] = [:]
+    }
+
+    /// A value behind a lock, shared with the endpoint's responder.
+    final class Locked<Value: Sendable>: Sendable {
+        private let mutex: Mutex<Value>
+        init(_ value: Value) { mutex = Mutex(value) }
+        func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+    }
+
+    init() async throws {
+        folder = try temporaryFolder("server-worker")
+        let (certificate, key) = try await makeCertificate(in: folder)
+        self.certificate = certificate
+        keyPath = try await makeAuthKey(keyID: Self.keyID, in: folder)
+        let state = state
+        var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+        configuration.tls = .init(certificatePath: certificate, keyPath: key)
+        configuration.providerTokens = try await ProviderTokenVerifier(authKeys: keyPath, teamID: Self.teamID)
+        configuration.maximumRequestsPerTokenPerSecond = nil
+        endpoint = APNsEndpoint(configuration: configuration) { request in
+            func header(_ name: String) -> String { request.headers.first { $0.name.lowercased() == name }?.value ?? "" }
+            let token = String(request.path.dropFirst("/3/device/".count))
+            let topic = header("apns-topic")
+            let apnsID = header("apns-id")
+            let payload = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
+            let alert = (payload?["aps"] as? [String: Any])?["alert"] as? [String: Any]
+            return state.withLock { state in
+                let reason = state.byToken[token] ?? state.byTopic[topic]
+                state.received.append(
+                    Received(
+                        token: token, topic: topic, apnsID: apnsID, status: reason?.status ?? 200,
+                        title: alert?["title"] as? String ?? ""))
+                if let reason { return APNsResponse(reason: reason, apnsID: apnsID) }
+                return .success(apnsID: apnsID)
+            }
+        }
+        port = try await endpoint.start()
+    }
+
+    /// Makes the endpoint answer `reason` (or 200, for `nil`) to a token.
+    func answer(_ reason: APNsReason?, token: String) { state.withLock { $0.byToken[token] = reason } }
+
+    /// Makes the endpoint answer `reason` to a topic.
+    func answer(_ reason: APNsReason?, topic: String) { state.withLock { $0.byTopic[topic] = reason } }
+
+    /// Every request answered, in order.
+    var received: [Received] { state.withLock { $0.received } }
+
+    /// A client for the endpoint, trusting its certificate and signing with its key.
+    func client(adjust: (inout APNsClientConfiguration) -> Void = { _ in }) throws -> APNsClient {
+        var configuration = APNsClientConfiguration(server: APNsServer(host: "127.0.0.1", port: port))
+        configuration.trustRoots(pemFile: certificate)
+        configuration.jitterSeed = 7
+        adjust(&configuration)
+        return try APNsClient(configuration: configuration, key: APNsSigningKey(p8File: keyPath, teamID: Self.teamID))
+    }
+
+    /// Stops the endpoint and removes its files.
+    func stop() async {
+        await endpoint.stop()
+        removeFiles()
+    }
+
+    /// Removes the certificate and keys (the endpoint keeps them in memory).
+    func removeFiles() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// Waits until `condition` holds, checking every 20 ms, for at most `seconds`.
+/// - Returns: Whether it held in time.
+func eventually(within seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
