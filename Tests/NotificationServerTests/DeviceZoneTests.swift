@@ -6,7 +6,7 @@ import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import Testing
 
-@Suite("Devices: scheduling in each device's zone", .timeLimit(.minutes(2)))
+@Suite("Devices: scheduling in each device's zone", .timeLimit(.minutes(5)))
 struct DeviceZoneTests {
     /// Schedules daily 01:30 and 02:30 floating triggers for a device in Paris and one in New York at `start`, then
     /// steps a manual clock from fire to fire until `end`.

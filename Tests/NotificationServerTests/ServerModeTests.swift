@@ -8,7 +8,7 @@ import NotificationStorePostgres
 import PostgresTestServer
 import Testing
 
-@Suite("unotifyd --server", .timeLimit(.minutes(2)))
+@Suite("unotifyd --server", .timeLimit(.minutes(5)))
 struct ServerModeTests {
     @Test("database URLs: a socket folder, host:port, and clear refusals")
     func databaseURLs() throws {

@@ -6,7 +6,7 @@ import NotificationStorePostgres
 import PostgresTestServer
 import Testing
 
-@Suite("unotifyd --server processes", .timeLimit(.minutes(2)))
+@Suite("unotifyd --server processes", .timeLimit(.minutes(5)))
 struct ServerProcessTests {
     /// The built `unotifyd`, beside the test bundle or in .build/debug.
     func unotifyd() throws -> URL {

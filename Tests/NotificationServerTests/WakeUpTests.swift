@@ -6,7 +6,7 @@ import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import Testing
 
-@Suite("Server workers waking on LISTEN/NOTIFY", .timeLimit(.minutes(2)))
+@Suite("Server workers waking on LISTEN/NOTIFY", .timeLimit(.minutes(5)))
 struct WakeUpTests {
     @Test("a request added through worker A is delivered by worker B, asleep with its timer far off, on NOTIFY alone")
     func notifyWakesAnotherWorker() async throws {

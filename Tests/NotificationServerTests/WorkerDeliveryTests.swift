@@ -9,7 +9,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
-@Suite("Server workers delivering through APNs", .timeLimit(.minutes(2)))
+@Suite("Server workers delivering through APNs", .timeLimit(.minutes(5)))
 struct WorkerDeliveryTests {
     /// Runs `body` with two workers (two store instances, two pools, two APNs clients) on one new database, on one
     /// manual clock, their loops running (with `LISTEN` when `listening`), and stops them afterwards.
