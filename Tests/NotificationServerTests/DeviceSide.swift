@@ -106,7 +106,7 @@ final class DeviceSide: Sendable {
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `seconds`.
 /// - Returns: Whether it held in time.
-func eventually(within seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(within seconds: Double = 120, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

@@ -87,7 +87,7 @@ struct ServerModeTests {
             phone.environment = .production
             try await devices.register(phone)
             try await devices.schedule(spec("hello", nil), forDevice: "phone")
-            #expect(await eventually(within: 30) { side.received.map(\.title) == ["hello"] })
+            #expect(await eventually(within: 120) { side.received.map(\.title) == ["hello"] })
             #expect(side.received.first?.token == phone.token && side.received.first?.topic == "com.example.app")
             #expect(try await eventually { try await store.pendingCount() == 0 })
         }

@@ -60,8 +60,8 @@ struct ServerProcessTests {
                         forDevice: device.id)
                 }
             }
-            #expect(await eventually(within: 60) { side.received.count >= devices.count * 3 })
-            #expect(try await eventually(within: 60) { try await store.pendingCount() == 0 })
+            #expect(await eventually(within: 120) { side.received.count >= devices.count * 3 })
+            #expect(try await eventually(within: 120) { try await store.pendingCount() == 0 })
             let history = try await store.history(appID: nil, limit: 1_000)
             #expect(history.filter { $0.outcome == .delivered }.count == devices.count * 3)
         }
