@@ -69,6 +69,7 @@ public struct WebCenter: Sendable {
         router.post("/delivered/respond") { _, context in try await delivered.respond(context: context) }
         router.post("/delivered/dismiss") { _, context in try await delivered.dismiss(context: context) }
         router.post("/delivered/clear") { _, context in try await delivered.clear(context: context) }
+        router.post("/delivered/snooze") { _, context in try await delivered.snooze(context: context) }
         let scheduled = ScheduledRoutes(center: self)
         router.get("/scheduled") { _, context in try await scheduled.page(context: context) }
         router.post("/scheduled/remove") { _, context in try await scheduled.remove(context: context) }

@@ -42,6 +42,8 @@ enum WebCenterAssets {
         .actions { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .6rem; }
         .actions form { margin: 0; }
         .text-action label { display: inline-flex; gap: .3rem; align-items: center; }
+        form.snooze { display: inline-flex; gap: .3rem; align-items: center; margin-left: auto; }
+        button.snooze { font-size: .85rem; padding: .2rem .5rem; }
         .action-title { color: var(--muted); font-size: .85rem; }
         input[type="text"] { font: inherit; padding: .25rem .45rem; border: 1px solid var(--line); border-radius: 6px;
           background: var(--bg); color: var(--fg); }
