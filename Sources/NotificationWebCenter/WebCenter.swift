@@ -75,6 +75,8 @@ public struct WebCenter: Sendable {
         router.post("/scheduled/remove") { _, context in try await scheduled.remove(context: context) }
         let history = HistoryRoutes(center: self)
         router.get("/history") { request, context in try await history.page(request: request, context: context) }
+        let search = SearchRoutes(center: self)
+        router.get("/search") { request, context in try await search.page(request: request, context: context) }
         let events = WebCenterEvents(
             scheduler: scheduler, pollInterval: configuration.eventPollInterval,
             historyLimit: configuration.historyLimit, stopping: stopping)

@@ -76,6 +76,11 @@ enum WebCenterAssets {
         svg .bar { fill: var(--accent); }
         .filters { display: flex; gap: .6rem; align-items: end; margin-bottom: 1rem; flex-wrap: wrap; }
         select { font: inherit; padding: .2rem; }
+        form.search { margin: 0; }
+        input[type="search"] { font: inherit; padding: .2rem .45rem; border: 1px solid var(--line); border-radius: 6px;
+          background: var(--bg); color: var(--fg); width: 14rem; }
+        mark { background: #ffd60a; color: #1d1d1f; border-radius: 2px; }
+        h2 .muted { font-weight: normal; font-size: .85rem; }
         """
 
     /// `/static/center.js`: plain JavaScript, no dependencies. Without it every page still works (plain forms, a
