@@ -59,7 +59,8 @@ struct SearchPage {
         html += "<table class=\"history\"><thead><tr><th>App</th><th>Request</th><th>Acted</th><th>Outcome</th>"
         html += "</tr></thead><tbody>\n"
         for entry in history {
-            html += "<tr class=\"result\" data-outcome=\"\(entry.outcome.rawValue)\"><td>\(entry.appID.htmlEscaped)</td>"
+            html +=
+                "<tr class=\"result\" data-outcome=\"\(entry.outcome.rawValue)\"><td>\(entry.appID.htmlEscaped)</td>"
             html += "<td><span class=\"request-id\">\(query.highlighted(entry.requestIdentifier))</span>"
             if !entry.title.isEmpty { html += "<br>\(query.highlighted(entry.title))" }
             html += "</td><td><time datetime=\"\(WebCenter.machineTime(entry.actedAt))\">"

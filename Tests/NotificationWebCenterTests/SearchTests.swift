@@ -21,7 +21,8 @@ struct SearchTests {
         content.subtitle = subtitle
         content.body = body
         try await fixture.scheduler.add(
-            RequestSpec(identifier: identifier, content: content, trigger: .timeInterval(1, repeats: false)), appID: app)
+            RequestSpec(identifier: identifier, content: content, trigger: .timeInterval(1, repeats: false)), appID: app
+        )
         fixture.clock.advance(by: 1)
         await fixture.scheduler.deliverDue()
     }
@@ -29,7 +30,8 @@ struct SearchTests {
     static func search(_ client: any TestClientProtocol, _ session: BrowserSession, _ query: String) async throws
         -> (status: HTTPResponse.Status, html: String)
     {
-        let response = try await client.execute(uri: "/search?q=" + query, method: .get, headers: [.cookie: session.cookie])
+        let response = try await client.execute(
+            uri: "/search?q=" + query, method: .get, headers: [.cookie: session.cookie])
         return (response.status, String(buffer: response.body))
     }
 
@@ -46,7 +48,8 @@ struct SearchTests {
         let fixture = try WebCenterFixture()
         try await Self.deliver(fixture, "c1", app: "com.example.chat", title: "Lunch at the Café", body: "see you")
         try await Self.deliver(
-            fixture, "m1", app: "com.example.mail", title: "Invoice", subtitle: "From the café", body: "Your LUNCH receipt")
+            fixture, "m1", app: "com.example.mail", title: "Invoice", subtitle: "From the café",
+            body: "Your LUNCH receipt")
         try await Self.deliver(fixture, "lunch-42", app: "com.example.mail", title: "Nothing here")
         try await Self.deliver(fixture, "x1", app: "com.example.chat", title: "Dinner", body: "elsewhere")
         try await fixture.test { client in

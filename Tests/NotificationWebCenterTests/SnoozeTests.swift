@@ -11,7 +11,8 @@ import Testing
 /// normal path at the right instant on the manual clock; the delivered one goes.
 @Suite("Web center: snooze")
 struct SnoozeTests {
-    @Test("snoozing for 10 min or 1 h: a pending '<id>.snoozed' on the Scheduled page, delivered again on time",
+    @Test(
+        "snoozing for 10 min or 1 h: a pending '<id>.snoozed' on the Scheduled page, delivered again on time",
         arguments: [("10min", 600.0), ("1h", 3_600.0)])
     func interval(choice: String, seconds: TimeInterval) async throws {
         let fixture = try WebCenterFixture()
@@ -146,7 +147,8 @@ struct SnoozeTests {
                 body: session.form([("app", "com.example.chat"), ("id", "n1"), ("for", "1h")]))
             #expect(noSession.status == .unauthorized)
         }
-        #expect(try await fixture.scheduler.deliveredNotifications(appID: "com.example.chat").map(\.identifier) == ["n1"])
+        #expect(
+            try await fixture.scheduler.deliveredNotifications(appID: "com.example.chat").map(\.identifier) == ["n1"])
         #expect(try await fixture.scheduler.pendingRequests(appID: "com.example.chat").isEmpty)
     }
 }
