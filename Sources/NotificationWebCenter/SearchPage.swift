@@ -12,7 +12,7 @@ struct SearchPage {
     var delivered: [DeliveredNotification]
     /// The matching history entries, newest first.
     var history: [HistoryEntry]
-    /// How many history entries were searched (the newest ones).
+    /// How many history entries were searched (the newest ones, at most the center's history limit).
     var historySearched: Int
     var format: (Date) -> String
 

@@ -13,6 +13,7 @@ struct SearchRoutes: Sendable {
         let query = try SearchQuery(parsing: fields["q"] ?? "")
         var delivered: [DeliveredNotification] = []
         var history: [HistoryEntry] = []
+        var historySearched = 0
         if !query.words.isEmpty {
             for app in try await center.knownApps() {
                 delivered += try await center.scheduler.deliveredNotifications(appID: app).filter {
@@ -20,12 +21,13 @@ struct SearchRoutes: Sendable {
                 }
             }
             delivered.sort { ($0.date, $0.appID, $0.identifier) > ($1.date, $1.appID, $1.identifier) }
-            history = try await center.scheduler.history(appID: nil, limit: center.configuration.historyLimit)
-                .filter { query.matches(SearchPage.fields(of: $0)) }
+            let newest = try await center.scheduler.history(appID: nil, limit: center.configuration.historyLimit)
+            historySearched = newest.count
+            history = newest.filter { query.matches(SearchPage.fields(of: $0)) }
         }
         let page = SearchPage(
             query: query, delivered: delivered, history: history,
-            historySearched: center.configuration.historyLimit, format: center.format)
+            historySearched: historySearched, format: center.format)
         return HTMLPage.response(
             HTMLPage.render(
                 title: query.text.isEmpty ? "Search" : "Search: \(query.text)", current: nil,

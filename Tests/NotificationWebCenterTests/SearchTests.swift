@@ -87,6 +87,7 @@ struct SearchTests {
             #expect(rows.map { String($0.split(separator: "\"")[1]) } == ["delivered", "removed"])
             #expect(rows.first?.contains("com.example.shop") == true)
             #expect(parcel.html.contains("<mark>Parcel</mark> arrived"))
+            #expect(parcel.html.contains("(2 of the newest 2)"))
             let byID = try await Self.search(client, session, "old-1")
             #expect(Self.deliveredIDs(byID.html).isEmpty)
             #expect(byID.html.contains("<mark>old-1</mark>"))
