@@ -3,7 +3,8 @@ import NotificationModel
 
 /// The Delivered page: the notifications every app has in Notification Center, grouped by app and then by thread,
 /// newest first, each with its title, subtitle, body, attachment images, time, the category's action buttons (a
-/// text field for text-input actions), Open (the default action) and Dismiss; a Clear button per app.
+/// text field for text-input actions), Open (the default action), Dismiss and Snooze (10 min, 1 h, tomorrow 9:00);
+/// a Clear button per app.
 ///
 /// Pure: it renders what it is given. Every piece of an app's text is escaped.
 struct DeliveredPage {
@@ -106,6 +107,12 @@ struct DeliveredPage {
         }
         html += form("/delivered/dismiss", app: app.appID, id: id, action: nil) {
             "<button type=\"submit\" class=\"dismiss\">Dismiss</button>"
+        }
+        html += form("/delivered/snooze", app: app.appID, id: id, action: nil, classes: "snooze") {
+            "<span class=\"action-title\">Snooze</span>"
+                + SnoozeChoice.allCases.map {
+                    "<button type=\"submit\" name=\"for\" value=\"\($0.rawValue)\" class=\"snooze\">\($0.label)</button>"
+                }.joined()
         }
         html += "</div></article>\n"
         return html

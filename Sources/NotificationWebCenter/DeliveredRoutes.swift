@@ -73,6 +73,35 @@ struct DeliveredRoutes: Sendable {
         return .redirect(to: "/", type: .normal)
     }
 
+    /// `POST /delivered/snooze` (`app`, `id`, `for`: `10min`, `1h` or `tomorrow`): adds a pending request with the
+    /// notification's content under ``SnoozeChoice/identifier(snoozing:)`` and the chosen trigger (the engine's
+    /// `add`, so it shows on the Scheduled page and fires as any request does), then removes the delivered one (the
+    /// engine's `removeDelivered`: its history entry says `removed`, the popup goes). The app is not told, as for a
+    /// removal. If the engine refuses the request (the app was denied meanwhile), the notification stays.
+    func snooze(context: WebCenterRequestContext) async throws -> Response {
+        let form = context.form
+        let app = try form.required("app")
+        let identifier = try form.required("id")
+        let choice = try SnoozeChoice(parsing: try form.required("for"))
+        let scheduler = center.scheduler
+        let listed = try await scheduler.deliveredNotifications(appID: app)
+        guard let notification = listed.first(where: { $0.identifier == identifier }) else {
+            throw WebCenterError(.notFound, "\(app) has no delivered notification '\(identifier)'")
+        }
+        var request = notification.request
+        request.identifier = SnoozeChoice.identifier(snoozing: identifier)
+        request.trigger = choice.trigger(at: scheduler.clock.now, calendar: scheduler.clock.calendar)
+        request.missedFirePolicy = .deliver
+        do {
+            try await scheduler.add(request, appID: app)
+        } catch let error as EngineError {
+            throw WebCenterError(.refused, "the notification cannot be snoozed: \(error.message)")
+        }
+        // Added first, removed second: the pending copy names the same attachment files, so they are kept.
+        try await scheduler.removeDelivered(appID: app, identifiers: [identifier])
+        return .redirect(to: "/", type: .normal)
+    }
+
     /// `POST /delivered/clear` (`app`): dismisses each of the app's notifications, as a person clearing them does
     /// (an app whose category has `customDismissAction` hears of each).
     func clear(context: WebCenterRequestContext) async throws -> Response {

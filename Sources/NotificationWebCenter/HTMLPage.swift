@@ -23,9 +23,11 @@ enum HTMLPage {
     ///   - current: The section shown, marked in the navigation.
     ///   - csrfToken: The session's CSRF token, put where the script finds it (`<meta name="csrf-token">`).
     ///   - body: The main content, HTML already escaped.
-    ///   - showsNavigation: Whether to show the navigation (not on the 401 page).
+    ///   - showsNavigation: Whether to show the navigation and the search box (not on the 401 page).
+    ///   - searchText: What the search box holds (plain text): the query on the Search page.
     static func render(
-        title: String, current: Section?, csrfToken: String?, body: String, showsNavigation: Bool = true
+        title: String, current: Section?, csrfToken: String?, body: String, showsNavigation: Bool = true,
+        searchText: String = ""
     ) -> String {
         var html = """
             <!DOCTYPE html>
@@ -51,7 +53,10 @@ enum HTMLPage {
                 let currentMark = section == current ? " aria-current=\"page\"" : ""
                 html += "<a href=\"\(section.path)\"\(currentMark)>\(section.label)</a>"
             }
-            html += "</nav><span id=\"live\" class=\"live\"></span>"
+            html += "</nav><form method=\"get\" action=\"/search\" class=\"search\" role=\"search\">"
+            html += "<input type=\"search\" name=\"q\" placeholder=\"Search\" aria-label=\"Search\""
+            html += " maxlength=\"\(SearchQuery.maximumLength)\" value=\"\(searchText.htmlEscaped)\"></form>"
+            html += "<span id=\"live\" class=\"live\"></span>"
         }
         html += "</header>\n<main>\n" + body + "\n</main>\n</body>\n</html>\n"
         return html

@@ -69,11 +69,14 @@ public struct WebCenter: Sendable {
         router.post("/delivered/respond") { _, context in try await delivered.respond(context: context) }
         router.post("/delivered/dismiss") { _, context in try await delivered.dismiss(context: context) }
         router.post("/delivered/clear") { _, context in try await delivered.clear(context: context) }
+        router.post("/delivered/snooze") { _, context in try await delivered.snooze(context: context) }
         let scheduled = ScheduledRoutes(center: self)
         router.get("/scheduled") { _, context in try await scheduled.page(context: context) }
         router.post("/scheduled/remove") { _, context in try await scheduled.remove(context: context) }
         let history = HistoryRoutes(center: self)
         router.get("/history") { request, context in try await history.page(request: request, context: context) }
+        let search = SearchRoutes(center: self)
+        router.get("/search") { request, context in try await search.page(request: request, context: context) }
         let events = WebCenterEvents(
             scheduler: scheduler, pollInterval: configuration.eventPollInterval,
             historyLimit: configuration.historyLimit, stopping: stopping)

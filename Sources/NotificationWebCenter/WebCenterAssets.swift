@@ -42,6 +42,8 @@ enum WebCenterAssets {
         .actions { display: flex; flex-wrap: wrap; gap: .4rem; margin-top: .6rem; }
         .actions form { margin: 0; }
         .text-action label { display: inline-flex; gap: .3rem; align-items: center; }
+        form.snooze { display: inline-flex; gap: .3rem; align-items: center; margin-left: auto; }
+        button.snooze { font-size: .85rem; padding: .2rem .5rem; }
         .action-title { color: var(--muted); font-size: .85rem; }
         input[type="text"] { font: inherit; padding: .25rem .45rem; border: 1px solid var(--line); border-radius: 6px;
           background: var(--bg); color: var(--fg); }
@@ -74,6 +76,11 @@ enum WebCenterAssets {
         svg .bar { fill: var(--accent); }
         .filters { display: flex; gap: .6rem; align-items: end; margin-bottom: 1rem; flex-wrap: wrap; }
         select { font: inherit; padding: .2rem; }
+        form.search { margin: 0; }
+        input[type="search"] { font: inherit; padding: .2rem .45rem; border: 1px solid var(--line); border-radius: 6px;
+          background: var(--bg); color: var(--fg); width: 14rem; }
+        mark { background: #ffd60a; color: #1d1d1f; border-radius: 2px; }
+        h2 .muted { font-weight: normal; font-size: .85rem; }
         """
 
     /// `/static/center.js`: plain JavaScript, no dependencies. Without it every page still works (plain forms, a

@@ -36,7 +36,9 @@ struct WebCenterBrowserTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
-    @Test("a person opens the link, reads every page, sees a delivery arrive live, presses an action and replies")
+    @Test(
+        "a person opens the link, reads every page, sees a delivery arrive live, presses an action, replies, searches and snoozes"
+    )
     func personInChromium() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wc-browser-\(UUID().uuidString)")
         let attachments = folder.appendingPathComponent("attachments").path
@@ -134,6 +136,10 @@ struct WebCenterBrowserTests {
         #expect(responses.map(\.actionIdentifier) == ["like", "reply"])
         #expect(responses.last?.userText == "On my way")
         #expect(try await scheduler.pendingRequests(appID: chat).map(\.identifier) == ["water"])
+        let snoozed = try await scheduler.pendingRequests(appID: "com.example.photos")
+        #expect(snoozed.map(\.identifier) == ["photo.snoozed"])
+        #expect(try await scheduler.deliveredNotifications(appID: "com.example.photos").isEmpty)
+        #expect(FileManager.default.fileExists(atPath: image), "the snoozed copy's attachment was deleted")
         #expect(FileManager.default.fileExists(atPath: shots + "/web-center-delivered.png"))
     }
 }

@@ -4,7 +4,7 @@ as a person would: WebCenterBrowserTests starts a center and runs this script ag
     python center_browser.py LINK SCREENSHOT_FOLDER
 
 Protocol with the test, one line each on standard output: `loaded` once the pages were checked and a live delivery
-may come; `done` at the end. Any failed check raises, and the exit status is not 0.
+may come; `done` at the end (after a search and a snooze). Any failed check raises, and the exit status is not 0.
 """
 
 import os
@@ -14,6 +14,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 link, shots = sys.argv[1], sys.argv[2]
@@ -94,6 +95,21 @@ try:
     field.send_keys("On my way")
     field.find_element(By.XPATH, "./ancestor::form//button").click()
     wait.until(lambda d: not present('article[data-id="n2"]'))
+
+    # Search from the box at the top: the answered notification is in the history, the word marked.
+    box = driver.find_element(By.CSS_SELECTOR, 'form.search input[name="q"]')
+    box.send_keys("LUNCH", Keys.ENTER)
+    wait.until(lambda d: "/search?q=LUNCH" in d.current_url)
+    marks = [mark.text for mark in driver.find_elements(By.CSS_SELECTOR, "tr.result mark")]
+    assert "Lunch" in marks, marks
+    shot("search")
+
+    # Snooze for 10 minutes: the notification leaves the list and waits on the Scheduled page.
+    driver.get(base)
+    driver.find_element(By.CSS_SELECTOR, 'article[data-id="photo"] button.snooze[value="10min"]').click()
+    wait.until(lambda d: d.current_url == base and not present('article[data-id="photo"]'))
+    driver.get(base + "scheduled")
+    assert present('tr[data-id="photo.snoozed"]'), driver.page_source
     print("done", flush=True)
 except Exception:
     # What the browser showed when a check failed: for the test's failure message.
