@@ -31,7 +31,7 @@ let browserPython: String? = {
     "Web center in Chromium",
     .enabled(
         if: browserPython != nil, "run scripts/test once (chromium, chromium-driver, selenium) or set OPENUN_PYTHON"),
-    .timeLimit(.minutes(3)))
+    .timeLimit(.minutes(6)))
 struct WebCenterBrowserTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
@@ -126,10 +126,10 @@ struct WebCenterBrowserTests {
         let browser = try LineReadingProcess(try #require(browserPython), [script, link, shots])
         defer { browser.kill() }
         try #require(
-            await browser.waitForLine("loaded", upTo: 120), "the browser did not load the pages:\n\(browser.errors)")
+            await browser.waitForLine("loaded", upTo: 240), "the browser did not load the pages:\n\(browser.errors)")
         // A delivery now: the open page must show it without a reload.
         try await scheduler.add(request("live1", "Arrived live", "Delivered while the page was open"), appID: chat)
-        try #require(await browser.waitForLine("done", upTo: 90), "the browser did not finish:\n\(browser.errors)")
+        try #require(await browser.waitForLine("done", upTo: 240), "the browser did not finish:\n\(browser.errors)")
         #expect(await browser.exitStatus() == 0, "\(browser.errors)")
 
         let responses = app.responses

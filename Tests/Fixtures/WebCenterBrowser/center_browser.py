@@ -11,6 +11,7 @@ import os
 import sys
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -26,7 +27,7 @@ for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
                  "--window-size=1100,1250", "--force-color-profile=srgb", "--hide-scrollbars"]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-wait = WebDriverWait(driver, 30)
+wait = WebDriverWait(driver, 60)
 
 
 def shot(name):
@@ -35,6 +36,18 @@ def shot(name):
 
 def present(css):
     return len(driver.find_elements(By.CSS_SELECTOR, css)) > 0
+
+
+def settled(action):
+    """Runs `action` again until no element it found went stale: a live update can swap in the part of the page that
+    holds the element between finding and clicking it (seen under the whole suite on a loaded machine)."""
+    def attempt(_):
+        try:
+            action()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait.until(attempt)
 
 
 try:
@@ -76,7 +89,7 @@ try:
 
     # Remove a pending request.
     driver.get(base + "scheduled")
-    driver.find_element(By.CSS_SELECTOR, 'tr[data-id="standup"] button.remove').click()
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'tr[data-id="standup"] button.remove').click())
     wait.until(lambda d: d.current_url.endswith("/scheduled") and not present('tr[data-id="standup"]'))
 
     # A delivery appears without a reload.
@@ -89,11 +102,14 @@ try:
     shot("live")
 
     # An action button, then a text-input action with a reply.
-    driver.find_element(By.CSS_SELECTOR, 'article[data-id="n1"] button.action').click()
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="n1"] button.action').click())
     wait.until(lambda d: not present('article[data-id="n1"]'))
-    field = driver.find_element(By.CSS_SELECTOR, 'article[data-id="n2"] input[name="text"]')
-    field.send_keys("On my way")
-    field.find_element(By.XPATH, "./ancestor::form//button").click()
+
+    def reply():
+        field = driver.find_element(By.CSS_SELECTOR, 'article[data-id="n2"] input[name="text"]')
+        field.send_keys("On my way")
+        field.find_element(By.XPATH, "./ancestor::form//button").click()
+    settled(reply)
     wait.until(lambda d: not present('article[data-id="n2"]'))
 
     # Search from the box at the top: the answered notification is in the history, the word marked.
@@ -106,7 +122,7 @@ try:
 
     # Snooze for 10 minutes: the notification leaves the list and waits on the Scheduled page.
     driver.get(base)
-    driver.find_element(By.CSS_SELECTOR, 'article[data-id="photo"] button.snooze[value="10min"]').click()
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="photo"] button.snooze[value="10min"]').click())
     wait.until(lambda d: d.current_url == base and not present('article[data-id="photo"]'))
     driver.get(base + "scheduled")
     assert present('tr[data-id="photo.snoozed"]'), driver.page_source
