@@ -31,6 +31,12 @@ extension DaemonOptions {
         guard providerKey != nil, providerTeamID != nil else {
             throw ValidationError("--server needs --provider-key AuthKey_<KEYID>.p8 and --provider-team-id")
         }
+        for (name, value) in [
+            ("--provider-development-server", providerDevelopmentServer),
+            ("--provider-production-server", providerProductionServer),
+        ] where Self.apnsServer(value) == nil {
+            throw ValidationError("\(name) takes host:port, not '\(value)'")
+        }
         if apiAddress != "off" {
             let address: WebCenterAddress
             do { address = try WebCenterAddress(parsing: apiAddress) } catch { throw ValidationError("--api-address: \(error)") }
@@ -40,12 +46,6 @@ extension DaemonOptions {
             guard apiTokenFile != nil else {
                 throw ValidationError("--server needs --api-token-file FILE (the API's bearer token), or --api-address off")
             }
-        }
-        for (name, value) in [
-            ("--provider-development-server", providerDevelopmentServer),
-            ("--provider-production-server", providerProductionServer),
-        ] where Self.apnsServer(value) == nil {
-            throw ValidationError("\(name) takes host:port, not '\(value)'")
         }
     }
 
