@@ -129,6 +129,25 @@ struct ServerAPITests {
         }
     }
 
+    @Test("path parameters are percent-decoded: a device 'phone 1' and a request 'a/b'")
+    func percentEncodedPaths() async throws {
+        try await withAPI { client, devices, _ in
+            #expect(try await Self.send(client, .put, "/v1/devices/phone%201", Self.device).0 == .ok)
+            #expect(try await devices.device(id: "phone 1") != nil)
+            let (read, shown) = try await Self.send(client, .get, "/v1/devices/phone%201")
+            #expect(read == .ok)
+            #expect(shown["id"] as? String == "phone 1")
+            let slash = #"{"identifier":"a/b","trigger":{"timeInterval":600}}"#
+            #expect(try await Self.send(client, .post, "/v1/devices/phone%201/requests", slash).0 == .created)
+            #expect(try await devices.pendingRequests(forDevice: "phone 1").map(\.identifier) == ["a/b"])
+            #expect(try await Self.send(client, .delete, "/v1/devices/phone%201/requests/a%2Fb").0 == .noContent)
+            #expect(try await devices.pendingRequests(forDevice: "phone 1").isEmpty)
+            let (bad, reason) = try await Self.send(client, .get, "/v1/devices/bad%zz")
+            #expect(bad == .badRequest)
+            #expect(reason["reason"] as? String == "BadRequest")
+        }
+    }
+
     @Test("POST /v1/requests schedules for many devices and names those it failed for")
     func manyDevices() async throws {
         try await withAPI { client, devices, _ in

@@ -60,23 +60,23 @@ public struct ServerAPI: Sendable {
         let router = Router(context: ServerAPIRequestContext.self)
         router.add(middleware: ServerAPIGuard(token: token, logger: logger))
         router.put("/v1/devices/:id") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.parameter("id", context)
             let registration = try ServerAPIJSON.registration(id: id, try await body(request))
             let device = try await call { try await devices.register(registration) }
             return Self.json(.ok, ServerAPIJSON.json(device))
         }
         router.get("/v1/devices/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.parameter("id", context)
             guard let device = try await call({ try await devices.device(id: id) }) else { throw Self.unknown(id) }
             return Self.json(.ok, ServerAPIJSON.json(device))
         }
         router.delete("/v1/devices/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.parameter("id", context)
             try await call { try await devices.remove(deviceID: id) }
             return Response(status: .noContent)
         }
         router.post("/v1/devices/:id/requests") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.parameter("id", context)
             let spec = try ServerAPIJSON.request(try await body(request), path: "")
             try await call { try await devices.schedule(spec, forDevice: id) }
             let pending = try await call { try await devices.pendingRequests(forDevice: id) }
@@ -87,14 +87,14 @@ public struct ServerAPI: Sendable {
             return Self.json(.created, ServerAPIJSON.json(stored))
         }
         router.get("/v1/devices/:id/requests") { _, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.parameter("id", context)
             let pending = try await call { try await devices.pendingRequests(forDevice: id) }
             return Self.json(
                 .ok, ["requests": pending.sorted { $0.identifier < $1.identifier }.map(ServerAPIJSON.json)])
         }
         router.delete("/v1/devices/:id/requests/:identifier") { _, context in
-            let id = try context.parameters.require("id")
-            let identifier = try context.parameters.require("identifier")
+            let id = try Self.parameter("id", context)
+            let identifier = try Self.parameter("identifier", context)
             let pending = try await call { try await devices.pendingRequests(forDevice: id) }
             guard pending.contains(where: { $0.identifier == identifier }) else {
                 throw ServerAPIError(
@@ -208,6 +208,16 @@ public struct ServerAPI: Sendable {
         default:
             return ServerAPIError(.serviceUnavailable, reason: "StoreUnavailable", detail: "\(error)")
         }
+    }
+
+    /// A path parameter, percent-decoded (Hummingbird gives them as sent): `phone%201` is the device `phone 1`, and
+    /// an identifier with a `/` is reached as `%2F`.
+    static func parameter(_ name: String, _ context: ServerAPIRequestContext) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let decoded = raw.removingPercentEncoding else {
+            throw ServerAPIError.badRequest("the \(name) in the path is not valid percent-encoding: \(raw)")
+        }
+        return decoded
     }
 
     static func unknown(_ id: String) -> ServerAPIError {
