@@ -87,6 +87,27 @@ struct ServerModeTests {
         }
     }
 
+    @Test("an API token file that cannot be read, or holds a short or spaced token, is a configuration error")
+    func tokenFileErrors() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let cases: [(String?, String)] = [
+            (nil, "cannot read --api-token-file"), ("short\n", "at least 16 characters"),
+            ("two words of a long token\n", "at least 16 characters"),
+        ]
+        for (contents, expected) in cases {
+            let file = side.folder.appendingPathComponent("token-\(expected.count)-\(contents?.count ?? 0)")
+            if let contents { try Data(contents.utf8).write(to: file) }
+            let options = try DaemonOptions.parse([
+                "--server", "--database", "postgres://u@h/d", "--provider-key", side.keyPath, "--provider-team-id",
+                DeviceSide.teamID, "--api-token-file", file.path,
+            ])
+            let error = #expect(throws: DaemonError.self) { try options.makeServer() }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test("unotifyd --server's worker and API, from their options: a device and a request sent over HTTP are delivered")
     func workerFromOptions() async throws {
         let side = try await DeviceSide()
