@@ -100,6 +100,10 @@ let package = Package(
             dependencies: [
                 "NotificationEngine", "NotificationStorePostgres", "NotificationAPNsProvider",
                 .product(name: "Logging", package: "swift-log"),
+                // The worker's HTTP JSON API: the same HTTP stack as the web center.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The versioned messages between apps and the daemon (JSON lines).
@@ -244,6 +248,7 @@ let package = Package(
                 "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
                 "NotificationDaemon", "TestPrograms", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),

@@ -5,6 +5,7 @@ import NotificationAPNsProvider
 import NotificationEngine
 import NotificationServer
 import NotificationStorePostgres
+import NotificationWebCenter
 
 // `unotifyd --server`: a server-mode worker (issue 12) instead of the per-user daemon.
 extension DaemonOptions {
@@ -16,7 +17,8 @@ extension DaemonOptions {
         let serverOnly: [(String, Bool)] = [
             ("--database", database != nil), ("--provider-key", providerKey != nil),
             ("--provider-key-id", providerKeyID != nil), ("--provider-team-id", providerTeamID != nil),
-            ("--provider-trust-roots", providerTrustRoots != nil),
+            ("--provider-trust-roots", providerTrustRoots != nil), ("--api-token-file", apiTokenFile != nil),
+            ("--api-allow-remote", apiAllowRemote), ("--api-address", apiAddress != "127.0.0.1:2199"),
         ]
         guard server else {
             if let (name, _) = serverOnly.first(where: \.1) { throw ValidationError("\(name) needs --server") }
@@ -34,6 +36,16 @@ extension DaemonOptions {
             ("--provider-production-server", providerProductionServer),
         ] where Self.apnsServer(value) == nil {
             throw ValidationError("\(name) takes host:port, not '\(value)'")
+        }
+        if apiAddress != "off" {
+            let address: WebCenterAddress
+            do { address = try WebCenterAddress(parsing: apiAddress) } catch { throw ValidationError("--api-address: \(error)") }
+            guard address.isLoopback || apiAllowRemote else {
+                throw ValidationError("--api-address \(address) is not a loopback address: add --api-allow-remote")
+            }
+            guard apiTokenFile != nil else {
+                throw ValidationError("--server needs --api-token-file FILE (the API's bearer token), or --api-address off")
+            }
         }
     }
 
@@ -78,9 +90,38 @@ extension DaemonOptions {
         } catch {
             throw DaemonError(.invalidConfiguration, "--database: \(error)")
         }
-        return DaemonServerMode(
+        var server = DaemonServerMode(
             store: store, development: try client(providerDevelopmentServer, key: key),
             production: try client(providerProductionServer, key: key))
+        if apiAddress != "off" {
+            server.api = try apiConfiguration()
+        }
+        return server
+    }
+
+    /// The API's address and token: `--api-address`, `--api-allow-remote`, the token read from `--api-token-file`.
+    private func apiConfiguration() throws -> DaemonServerMode.API {
+        guard let apiTokenFile else {
+            throw DaemonError(.invalidConfiguration, "--server needs --api-token-file, or --api-address off")
+        }
+        let address: WebCenterAddress
+        do { address = try WebCenterAddress(parsing: apiAddress) } catch {
+            throw DaemonError(.invalidConfiguration, "--api-address: \(error)")
+        }
+        let text: String
+        do { text = try String(contentsOfFile: apiTokenFile, encoding: .utf8) } catch {
+            throw DaemonError(.invalidConfiguration, "cannot read --api-token-file \(apiTokenFile): \(error)")
+        }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16, !token.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 } == true })
+        else {
+            throw DaemonError(
+                .invalidConfiguration,
+                "--api-token-file \(apiTokenFile) must hold one token of at least 16 characters, without spaces")
+        }
+        return DaemonServerMode.API(
+            configuration: ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote),
+            token: token)
     }
 
     /// A client for `server` (host:port).

@@ -161,6 +161,21 @@ public struct DaemonOptions: ParsableArguments {
     var providerProductionServer = "api.push.apple.com:443"
 
     @Option(
+        name: .customLong("api-address"),
+        help: ArgumentHelp(
+            "With --server: where the HTTP JSON API listens, host:port, or off (default: 127.0.0.1:2199).",
+            discussion: "Routes: docs/openapi/server-api.yaml. Every request needs Authorization: Bearer <the token in --api-token-file>."))
+    var apiAddress = "127.0.0.1:2199"
+
+    @Flag(name: .customLong("api-allow-remote"), help: "With --server: allow --api-address to be a non-loopback address.")
+    var apiAllowRemote = false
+
+    @Option(
+        name: .customLong("api-token-file"),
+        help: "With --server: a file holding the API's bearer token (required unless --api-address off).")
+    var apiTokenFile: String?
+
+    @Option(
         name: .customLong("provider-trust-roots"),
         help: "With --server: a PEM file of the only certificate authorities the APNs hosts' certificates may chain to.")
     var providerTrustRoots: String?

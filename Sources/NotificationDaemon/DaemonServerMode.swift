@@ -17,10 +17,37 @@ public struct DaemonServerMode: Sendable {
     public let development: APNsClient
     /// The APNs client for production devices.
     public let production: APNsClient
+    /// The HTTP JSON API served beside the worker (`--api-address`, `--api-token-file`); `nil` serves none.
+    public var api: API?
+    /// Called with the API's base URL once it listens (tests use it to learn a port the system chose).
+    public var onAPIListening: @Sendable (String) async -> Void = { _ in }
+
+    /// The server API's address and bearer token.
+    public struct API: Sendable, Hashable {
+        /// Where it listens and what it accepts.
+        public var configuration: ServerAPIConfiguration
+        /// The token every request must bring.
+        public var token: String
+
+        /// Creates the API settings.
+        public init(configuration: ServerAPIConfiguration, token: String) {
+            self.configuration = configuration
+            self.token = token
+        }
+    }
+
+    /// Creates a worker's composition; ``run()`` connects it.
+    public init(store: PostgresNotificationStore, development: APNsClient, production: APNsClient, api: API? = nil) {
+        self.store = store
+        self.development = development
+        self.production = production
+        self.api = api
+    }
 
     /// Runs the worker until the task is cancelled: runs the store's pool, migrates the database, then runs a
-    /// ``ServerWorker`` (its timer and `LISTEN/NOTIFY`); shuts the APNs clients down at the end. While the database
-    /// cannot be reached, it waits for it (the pool keeps trying to connect).
+    /// ``ServerWorker`` (its timer and `LISTEN/NOTIFY`) and, when ``api`` is set, the ``ServerAPI`` beside it;
+    /// shuts the APNs clients down at the end. While the database cannot be reached, it waits for it (the pool keeps
+    /// trying to connect).
     ///
     /// - Throws: ``DaemonError`` with `storeUnavailable` when the database cannot be migrated.
     public func run() async throws {
@@ -33,12 +60,34 @@ public struct DaemonServerMode: Sendable {
         do {
             // Waiting for a database that is down ends with the caller's cancellation: the pool is stopped then.
             do {
-                try await withTaskCancellationHandler { try await store.migrate() } onCancel: { pool.cancel() }
+                try await withTaskCancellationHandler {
+                    try await store.migrate()
+                } onCancel: {
+                    pool.cancel()
+                }
             } catch {
                 throw DaemonError(.storeUnavailable, "cannot migrate the database: \(error)")
             }
             logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
-            await ServerWorker(store: store, development: development, production: production, logger: logger).run()
+            let worker = ServerWorker(store: store, development: development, production: production, logger: logger)
+            if let api {
+                // The API and the worker stop together: the API failing (a port in use) stops the worker too.
+                let server = ServerAPI(
+                    devices: worker.devices, token: api.token, configuration: api.configuration, logger: logger)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await worker.run() }
+                    group.addTask { [onAPIListening] in
+                        try await server.run { url in
+                            logger.info("server API listening", metadata: ["url": "\(url)"])
+                            await onAPIListening(url)
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
+            } else {
+                await worker.run()
+            }
         } catch {
             failure = error
         }

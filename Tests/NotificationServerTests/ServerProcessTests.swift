@@ -34,7 +34,7 @@ struct ServerProcessTests {
                 "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
                 "--provider-development-server", "127.0.0.1:\(side.port)",
                 "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
-                "--log-level", "warning",
+                "--log-level", "warning", "--api-address", "off",
             ]
             let log = side.folder.appendingPathComponent("worker-\(index).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)

@@ -1,0 +1,232 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NotificationEngine
+import NotificationModel
+import NotificationStorePostgres
+import ServiceLifecycle
+
+/// The HTTP JSON API of a server-mode worker: devices and their requests, over a ``DeviceScheduler``, behind a
+/// bearer token. Served on Hummingbird 2, like the web center ("whatever serves HTTP is one stack").
+///
+/// Routes (JSON in and out; errors are `{"reason": "...", "detail": "..."}` with a 4xx status, and a refused request
+/// changes nothing):
+///
+/// | route | what it does |
+/// |---|---|
+/// | `PUT /v1/devices/{id}` | registers or updates a device (`token`, `topic`, `environment`, `timeZone`, `locale`) |
+/// | `GET /v1/devices/{id}` | the device |
+/// | `DELETE /v1/devices/{id}` | removes the device and its pending requests |
+/// | `POST /v1/devices/{id}/requests` | schedules a request for the device |
+/// | `GET /v1/devices/{id}/requests` | the device's pending requests |
+/// | `DELETE /v1/devices/{id}/requests/{identifier}` | cancels one |
+/// | `POST /v1/requests` | schedules one request for many devices |
+///
+/// `docs/openapi/server-api.yaml` describes them; a test keeps it and the router's routes equal.
+///
+/// ```swift
+/// let api = ServerAPI(devices: DeviceScheduler(store: store, scheduler: scheduler), token: "s3cret",
+///                     configuration: ServerAPIConfiguration(host: "127.0.0.1", port: 0))
+/// try await api.run { baseURL in print("API at \(baseURL)") }   // until the task is cancelled
+/// ```
+public struct ServerAPI: Sendable {
+    let devices: DeviceScheduler
+    let token: String
+    /// Address and limits.
+    public let configuration: ServerAPIConfiguration
+    let logger: Logger
+
+    /// Creates the API over a device scheduler.
+    ///
+    /// - Parameters:
+    ///   - devices: The device registry and scheduling API the routes call.
+    ///   - token: The bearer token every request must bring.
+    ///   - configuration: Address and limits.
+    ///   - logger: Where failures are logged.
+    public init(
+        devices: DeviceScheduler, token: String, configuration: ServerAPIConfiguration = ServerAPIConfiguration(),
+        logger: Logger = Logger(label: "unotifyd.api")
+    ) {
+        self.devices = devices
+        self.token = token
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The routes, behind the token check and the JSON error answers.
+    public func router() -> Router<ServerAPIRequestContext> {
+        let router = Router(context: ServerAPIRequestContext.self)
+        router.add(middleware: ServerAPIGuard(token: token, logger: logger))
+        router.put("/v1/devices/:id") { request, context in
+            let id = try Self.parameter("id", context)
+            let registration = try ServerAPIJSON.registration(id: id, try await body(request))
+            let device = try await call { try await devices.register(registration) }
+            return Self.json(.ok, ServerAPIJSON.json(device))
+        }
+        router.get("/v1/devices/:id") { _, context in
+            let id = try Self.parameter("id", context)
+            guard let device = try await call({ try await devices.device(id: id) }) else { throw Self.unknown(id) }
+            return Self.json(.ok, ServerAPIJSON.json(device))
+        }
+        router.delete("/v1/devices/:id") { _, context in
+            let id = try Self.parameter("id", context)
+            try await call { try await devices.remove(deviceID: id) }
+            return Response(status: .noContent)
+        }
+        router.post("/v1/devices/:id/requests") { request, context in
+            let id = try Self.parameter("id", context)
+            let spec = try ServerAPIJSON.request(try await body(request), path: "")
+            try await call { try await devices.schedule(spec, forDevice: id) }
+            let pending = try await call { try await devices.pendingRequests(forDevice: id) }
+            guard let stored = pending.first(where: { $0.identifier == spec.identifier }) else {
+                // Delivered at once (no trigger) or already fired: accepted, nothing pending to show.
+                return Self.json(.accepted, ["identifier": spec.identifier])
+            }
+            return Self.json(.created, ServerAPIJSON.json(stored))
+        }
+        router.get("/v1/devices/:id/requests") { _, context in
+            let id = try Self.parameter("id", context)
+            let pending = try await call { try await devices.pendingRequests(forDevice: id) }
+            return Self.json(
+                .ok, ["requests": pending.sorted { $0.identifier < $1.identifier }.map(ServerAPIJSON.json)])
+        }
+        router.delete("/v1/devices/:id/requests/:identifier") { _, context in
+            let id = try Self.parameter("id", context)
+            let identifier = try Self.parameter("identifier", context)
+            let pending = try await call { try await devices.pendingRequests(forDevice: id) }
+            guard pending.contains(where: { $0.identifier == identifier }) else {
+                throw ServerAPIError(
+                    .notFound, reason: "UnknownRequest",
+                    detail: "device '\(id)' has no pending request '\(identifier)'")
+            }
+            try await call { try await devices.cancel(identifiers: [identifier], forDevice: id) }
+            return Response(status: .noContent)
+        }
+        router.post("/v1/requests") { request, _ in
+            let object = try await body(request)
+            guard let ids = object["devices"] as? [String], !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {
+                throw ServerAPIError.badRequest("devices must be a non-empty array of device identifiers")
+            }
+            guard let requestObject = object["request"] as? [String: Any] else {
+                throw ServerAPIError.badRequest("request must be an object")
+            }
+            if let unknown = object.keys.sorted().first(where: { $0 != "devices" && $0 != "request" }) {
+                throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
+            }
+            let spec = try ServerAPIJSON.request(requestObject, path: "request.")
+            let failures = await devices.schedule(spec, forDevices: Array(Set(ids)))
+            var failed: [String: Any] = [:]
+            for (id, error) in failures {
+                let answer = Self.apiError(error)
+                failed[id] = ["reason": answer.reason, "detail": answer.detail]
+            }
+            let scheduled = Set(ids).subtracting(failures.keys).sorted()
+            return Self.json(
+                failures.isEmpty ? .ok : HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"),
+                ["scheduled": scheduled, "failed": failed])
+        }
+        return router
+    }
+
+    /// Serves until the calling task is cancelled.
+    ///
+    /// - Parameter onListening: Called once the API listens, with its base URL (`http://host:port/`).
+    /// - Throws: ``ServerAPIError`` for a host beyond loopback without ``ServerAPIConfiguration/allowsRemote``; what
+    ///   binding throws (a port in use).
+    public func run(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        guard configuration.isLoopback || configuration.allowsRemote else {
+            throw ServerAPIError(
+                .internalServerError, reason: "BadAddress",
+                detail: "\(configuration.host) is not a loopback address: the API needs --api-allow-remote")
+        }
+        let host = configuration.host
+        let application = Application(
+            router: router(),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: configuration.port), serverName: nil),
+            onServerRunning: { [configuration] channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                await onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
+            },
+            logger: logger)
+        // As the web center: cancelling the calling task shuts the server down gracefully, requests in flight finish.
+        let group = ServiceGroup(services: [application], logger: logger)
+        let serving = Task { try await group.run() }
+        try await withTaskCancellationHandler {
+            try await serving.value
+        } onCancel: {
+            Task { await group.triggerGracefulShutdown() }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The body as a JSON object, refused with 413 beyond ``ServerAPIConfiguration/maximumBodySize``.
+    private func body(_ request: Request) async throws -> [String: Any] {
+        let limit = configuration.maximumBodySize
+        let tooLarge = ServerAPIError(
+            .contentTooLarge, reason: "PayloadTooLarge", detail: "the body is larger than \(limit) bytes")
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: limit) } catch let error as HTTPError
+            where error.status == .contentTooLarge
+        {
+            throw tooLarge
+        }
+        return try ServerAPIJSON.object(Data(buffer.readableBytesView))
+    }
+
+    /// Runs a device-scheduler call, turning its errors into API errors.
+    private func call<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw Self.apiError(error) }
+    }
+
+    /// The API error for an error of the device scheduler, the engine or the store.
+    static func apiError(_ error: any Error) -> ServerAPIError {
+        switch error {
+        case let error as ServerAPIError: return error
+        case let error as DeviceError:
+            switch error.code {
+            case .unknownDevice: return ServerAPIError(.notFound, reason: "UnknownDevice", detail: error.message)
+            case .inactiveDevice: return ServerAPIError(.conflict, reason: "InactiveDevice", detail: error.message)
+            default:
+                let name = error.code.description
+                return ServerAPIError(
+                    .badRequest, reason: name.prefix(1).uppercased() + name.dropFirst(), detail: error.message)
+            }
+        case let error as EngineError:
+            switch error.code {
+            case .invalidTrigger, .invalidNoDate:
+                return ServerAPIError(.badRequest, reason: "InvalidTrigger", detail: error.message)
+            case .storeFailure, .unavailable:
+                return ServerAPIError(.serviceUnavailable, reason: "StoreUnavailable", detail: error.message)
+            default:
+                return ServerAPIError(.badRequest, reason: "InvalidRequest", detail: error.message)
+            }
+        default:
+            return ServerAPIError(.serviceUnavailable, reason: "StoreUnavailable", detail: "\(error)")
+        }
+    }
+
+    /// A path parameter, percent-decoded (Hummingbird gives them as sent): `phone%201` is the device `phone 1`, and
+    /// an identifier with a `/` is reached as `%2F`.
+    static func parameter(_ name: String, _ context: ServerAPIRequestContext) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let decoded = raw.removingPercentEncoding else {
+            throw ServerAPIError.badRequest("the \(name) in the path is not valid percent-encoding: \(raw)")
+        }
+        return decoded
+    }
+
+    static func unknown(_ id: String) -> ServerAPIError {
+        ServerAPIError(.notFound, reason: "UnknownDevice", detail: "no device has the identifier '\(id)'")
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: Any) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: ServerAPIJSON.encode(value))))
+    }
+}

@@ -1,0 +1,23 @@
+/// Where the server API listens and what it accepts: `unotifyd --server --api-address`, `--api-allow-remote`.
+public struct ServerAPIConfiguration: Sendable, Hashable {
+    /// The host: an IPv4 or IPv6 address, or `localhost`.
+    public var host: String
+    /// The port; 0 lets the system choose one (``ServerAPI/run(onListening:)`` reports the one it got).
+    public var port: Int
+    /// Whether a host beyond loopback is accepted (`--api-allow-remote`).
+    public var allowsRemote: Bool
+    /// The largest request body accepted; larger ones get 413. 64 KiB by default.
+    public var maximumBodySize: Int
+
+    /// 127.0.0.1:2199 on loopback only, 64 KiB bodies: the defaults of `unotifyd --server`.
+    public init(host: String = "127.0.0.1", port: Int = 2199, allowsRemote: Bool = false, maximumBodySize: Int = 65536)
+    {
+        self.host = host
+        self.port = port
+        self.allowsRemote = allowsRemote
+        self.maximumBodySize = maximumBodySize
+    }
+
+    /// Whether the host is a loopback address.
+    public var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+}

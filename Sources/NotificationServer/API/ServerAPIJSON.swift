@@ -1,0 +1,201 @@
+import Foundation
+import NotificationEngine
+import NotificationModel
+import NotificationStorePostgres
+
+/// The server API's JSON: reading request bodies into the engine's values with errors that name the field at
+/// fault, and writing devices and pending requests.
+///
+/// Bodies are read with `JSONSerialization` rather than `Codable`, so a wrong type is reported as
+/// `request.badge must be an integer` and `userInfo` can hold any JSON object.
+enum ServerAPIJSON {
+    /// The fields of a request, as `unotify add` takes them.
+    static let requestFields: Set<String> = [
+        "identifier", "title", "subtitle", "body", "badge", "sound", "categoryIdentifier", "threadIdentifier",
+        "userInfo", "trigger",
+    ]
+    /// The fields of a device registration.
+    static let deviceFields: Set<String> = ["token", "topic", "environment", "timeZone", "locale"]
+    /// The calendar components a trigger may name.
+    static var componentFields: [String: WritableKeyPath<CalendarComponents, Int?>] {
+        [
+            "era": \.era, "year": \.year, "month": \.month, "day": \.day, "hour": \.hour, "minute": \.minute,
+            "second": \.second, "nanosecond": \.nanosecond, "weekday": \.weekday, "weekdayOrdinal": \.weekdayOrdinal,
+            "quarter": \.quarter, "weekOfMonth": \.weekOfMonth, "weekOfYear": \.weekOfYear,
+            "yearForWeekOfYear": \.yearForWeekOfYear,
+        ]
+    }
+
+    /// Parses a body that must be a JSON object.
+    static func object(_ data: Data) throws -> [String: Any] {
+        let value: Any
+        do { value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+            throw ServerAPIError(.badRequest, reason: "BadJSON", detail: "the body is not valid JSON")
+        }
+        guard let object = value as? [String: Any] else {
+            throw ServerAPIError(.badRequest, reason: "BadJSON", detail: "the body must be a JSON object")
+        }
+        return object
+    }
+
+    /// A device registration from `PUT /v1/devices/{id}`.
+    static func registration(id: String, _ object: [String: Any]) throws -> DeviceRegistration {
+        try refuseUnknown(object, allowed: deviceFields, path: "")
+        let environmentName = try string(object, "environment", path: "") ?? "production"
+        guard let environment = Device.Environment(rawValue: environmentName) else {
+            throw ServerAPIError.badRequest("environment must be \"development\" or \"production\"")
+        }
+        return DeviceRegistration(
+            id: id, token: try required(string(object, "token", path: ""), "token"),
+            topic: try required(string(object, "topic", path: ""), "topic"), environment: environment,
+            timeZoneIdentifier: try string(object, "timeZone", path: "") ?? "UTC",
+            localeIdentifier: try string(object, "locale", path: "") ?? "en_US")
+    }
+
+    /// A request spec from a request object (`path` names it in errors, e.g. `request.`).
+    static func request(_ object: [String: Any], path: String) throws -> RequestSpec {
+        try refuseUnknown(object, allowed: requestFields, path: path)
+        guard let identifier = try string(object, "identifier", path: path), !identifier.isEmpty else {
+            throw ServerAPIError.badRequest("\(path)identifier is required (a non-empty string)")
+        }
+        var content = NotificationPayload()
+        content.title = try string(object, "title", path: path) ?? ""
+        content.subtitle = try string(object, "subtitle", path: path) ?? ""
+        content.body = try string(object, "body", path: path) ?? ""
+        content.categoryIdentifier = try string(object, "categoryIdentifier", path: path) ?? ""
+        content.threadIdentifier = try string(object, "threadIdentifier", path: path) ?? ""
+        content.badge = try integer(object, "badge", path: path)
+        switch try string(object, "sound", path: path) ?? "default" {
+        case "none": content.sound = nil
+        case "default": content.sound = SoundSpec()
+        case let name: content.sound = SoundSpec(name: name)
+        }
+        if let userInfo = object["userInfo"], !(userInfo is NSNull) {
+            guard let dictionary = userInfo as? [String: Any] else {
+                throw ServerAPIError.badRequest("\(path)userInfo must be an object")
+            }
+            do { content.userInfo = try PropertyListValue.convert(json: dictionary) } catch {
+                throw ServerAPIError.badRequest("\(path)userInfo: \(error)")
+            }
+        }
+        return RequestSpec(
+            identifier: identifier, content: content, trigger: try trigger(object["trigger"], path: path + "trigger"))
+    }
+
+    /// A trigger: absent or null delivers at once.
+    static func trigger(_ value: Any?, path: String) throws -> TriggerSpec? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let object = value as? [String: Any] else { throw ServerAPIError.badRequest("\(path) must be an object") }
+        try refuseUnknown(object, allowed: ["timeInterval", "calendar", "repeats"], path: path + ".")
+        let repeats = try boolean(object, "repeats", path: path + ".") ?? false
+        switch (object["timeInterval"], object["calendar"]) {
+        case (let interval?, nil):
+            guard let seconds = (interval as? NSNumber).flatMap({ isBoolean($0) ? nil : $0.doubleValue }) else {
+                throw ServerAPIError.badRequest("\(path).timeInterval must be a number of seconds")
+            }
+            return .timeInterval(seconds, repeats: repeats)
+        case (nil, let calendar?):
+            guard let fields = calendar as? [String: Any] else {
+                throw ServerAPIError.badRequest("\(path).calendar must be an object of date components")
+            }
+            var allowed = Set(componentFields.keys)
+            allowed.insert("timeZone")
+            try refuseUnknown(fields, allowed: allowed, path: path + ".calendar.")
+            var components = CalendarComponents()
+            for (name, keyPath) in componentFields {
+                components[keyPath: keyPath] = try integer(fields, name, path: path + ".calendar.")
+            }
+            components.timeZoneIdentifier = try string(fields, "timeZone", path: path + ".calendar.")
+            return .calendar(components, repeats: repeats, matching: .apple)
+        default:
+            throw ServerAPIError(
+                .badRequest, reason: "InvalidTrigger",
+                detail: "\(path) needs exactly one of \"timeInterval\" and \"calendar\"")
+        }
+    }
+
+    // MARK: - Writing
+
+    /// A device as the API shows it.
+    static func json(_ device: Device) -> [String: Any] {
+        [
+            "id": device.id, "token": device.token.description, "topic": device.topic,
+            "environment": device.environment.rawValue, "timeZone": device.timeZoneIdentifier,
+            "locale": device.localeIdentifier, "active": device.isActive,
+            "createdAt": device.createdAt.ISO8601Format(), "updatedAt": device.updatedAt.ISO8601Format(),
+        ]
+    }
+
+    /// A pending request as the API shows it: its fields as sent, and when it fires next.
+    static func json(_ pending: PendingRequest) -> [String: Any] {
+        let content = pending.spec.content
+        var request: [String: Any] = [
+            "identifier": pending.identifier, "title": content.title, "subtitle": content.subtitle,
+            "body": content.body, "categoryIdentifier": content.categoryIdentifier,
+            "threadIdentifier": content.threadIdentifier, "sound": content.sound.map { $0.name ?? "default" } ?? "none",
+            "addedAt": pending.addedAt.ISO8601Format(),
+        ]
+        if let badge = content.badge { request["badge"] = badge }
+        if let next = pending.nextFireDate { request["nextFireDate"] = next.ISO8601Format() }
+        switch pending.spec.trigger {
+        case .timeInterval(let seconds, let repeats)?:
+            request["trigger"] = ["timeInterval": seconds, "repeats": repeats]
+        case .calendar(let components, let repeats, _)?:
+            var fields: [String: Any] = [:]
+            for (name, keyPath) in componentFields {
+                if let value = components[keyPath: keyPath] { fields[name] = value }
+            }
+            if let zone = components.timeZoneIdentifier { fields["timeZone"] = zone }
+            request["trigger"] = ["calendar": fields, "repeats": repeats]
+        default: break
+        }
+        return request
+    }
+
+    /// Serializes a JSON value (sorted keys, so answers are stable).
+    static func encode(_ value: Any) -> Data {
+        (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
+            ?? Data("{}".utf8)
+    }
+
+    // MARK: - Fields
+
+    private static func refuseUnknown(_ object: [String: Any], allowed: Set<String>, path: String) throws {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw ServerAPIError.badRequest("\(path)\(unknown) is not a field this route takes")
+        }
+    }
+
+    private static func required(_ value: String?, _ name: String) throws -> String {
+        guard let value else { throw ServerAPIError.badRequest("\(name) is required (a string)") }
+        return value
+    }
+
+    private static func string(_ object: [String: Any], _ key: String, path: String) throws -> String? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let string = value as? String else { throw ServerAPIError.badRequest("\(path)\(key) must be a string") }
+        return string
+    }
+
+    private static func integer(_ object: [String: Any], _ key: String, path: String) throws -> Int? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, !isBoolean(number), number.doubleValue == number.doubleValue.rounded(),
+            abs(number.doubleValue) < 1e15
+        else { throw ServerAPIError.badRequest("\(path)\(key) must be an integer") }
+        return number.intValue
+    }
+
+    private static func boolean(_ object: [String: Any], _ key: String, path: String) throws -> Bool? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, isBoolean(number) else {
+            throw ServerAPIError.badRequest("\(path)\(key) must be true or false")
+        }
+        return number.boolValue
+    }
+
+    /// Whether JSONSerialization read `true`/`false`: booleans come as NSNumbers of type `c` (measured on Linux;
+    /// CFBoolean on Darwin has the same type), which no JSON number produces.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+}

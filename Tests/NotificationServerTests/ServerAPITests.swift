@@ -1,0 +1,284 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NotificationEngine
+import NotificationModel
+import NotificationServer
+import NotificationStorePostgres
+import OpenUserNotificationsTesting
+import Testing
+
+/// The worker's HTTP JSON API, in-process (`HummingbirdTesting` `.router`) on a fresh PostgreSQL database each.
+@Suite("Server API: devices and requests over HTTP", .timeLimit(.minutes(2)))
+struct ServerAPITests {
+    static let token = "t0ken-for-tests"
+    static let hex = String(repeating: "ab", count: 32)
+
+    /// Runs `body` with a client of the API over a new database, its device scheduler beside it.
+    func withAPI(
+        _ body:
+            @escaping @Sendable (any TestClientProtocol, DeviceScheduler, Router<ServerAPIRequestContext>) async throws
+            -> Void
+    ) async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            let clock = ManualNotificationClock(
+                now: instant("2026-11-26T12:00:00Z"), timeZone: TimeZone(identifier: "UTC")!)
+            let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
+            let devices = DeviceScheduler(store: store, scheduler: scheduler)
+            let api = ServerAPI(devices: devices, token: Self.token)
+            let application = Application(router: api.router())
+            try await application.test(.router) { client in try await body(client, devices, api.router()) }
+        }
+    }
+
+    /// Sends JSON text with the token; returns status and the parsed body (`[:]` when empty).
+    static func send(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ json: String? = nil,
+        authorization: String? = "Bearer \(token)"
+    ) async throws -> (HTTPResponse.Status, [String: Any]) {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let authorization { headers[.authorization] = authorization }
+        let response = try await client.execute(
+            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+        let data = Data(response.body.readableBytesView)
+        if data.isEmpty { return (response.status, [:]) }
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (response.status, object)
+    }
+
+    static let device =
+        #"{"token":"\#(hex)","topic":"com.example.app","environment":"development","timeZone":"Europe/Paris","locale":"fr_FR"}"#
+
+    @Test("every route needs the bearer token: 401 with a JSON reason otherwise")
+    func unauthorized() async throws {
+        try await withAPI { client, _, router in
+            let routes = Self.routes(router)
+            #expect(routes.count == 7)
+            for route in routes {
+                let parts = route.split(separator: " ")
+                let path = String(parts[1]).replacingOccurrences(of: "{id}", with: "d1")
+                    .replacingOccurrences(of: "{identifier}", with: "r1")
+                let method = HTTPRequest.Method(String(parts[0]))!
+                for authorization in [nil, "Bearer wrong", "Basic \(Self.token)", "Bearer \(Self.token)x"] {
+                    let (status, body) = try await Self.send(client, method, path, "{}", authorization: authorization)
+                    #expect(status == .unauthorized, "\(route) with \(authorization ?? "nothing")")
+                    #expect(body["reason"] as? String == "Unauthorized")
+                    #expect((body["detail"] as? String)?.contains("Bearer") == true)
+                }
+            }
+        }
+    }
+
+    @Test("PUT, GET and DELETE a device; updating keeps one device")
+    func deviceLifecycle() async throws {
+        try await withAPI { client, devices, _ in
+            let (created, body) = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            #expect(created == .ok)
+            #expect(body["id"] as? String == "d1")
+            #expect(body["token"] as? String == Self.hex)
+            #expect(body["timeZone"] as? String == "Europe/Paris")
+            #expect(body["active"] as? Bool == true)
+            let moved = Self.device.replacingOccurrences(of: "Europe/Paris", with: "America/New_York")
+            #expect(try await Self.send(client, .put, "/v1/devices/d1", moved).0 == .ok)
+            let (read, shown) = try await Self.send(client, .get, "/v1/devices/d1")
+            #expect(read == .ok)
+            #expect(shown["timeZone"] as? String == "America/New_York")
+            #expect(try await devices.devices().map(\.id) == ["d1"])
+            #expect(try await Self.send(client, .delete, "/v1/devices/d1").0 == .noContent)
+            let (gone, reason) = try await Self.send(client, .get, "/v1/devices/d1")
+            #expect(gone == .notFound)
+            #expect(reason["reason"] as? String == "UnknownDevice")
+            #expect(try await Self.send(client, .delete, "/v1/devices/d1").0 == .notFound)
+            #expect(try await devices.devices().isEmpty)
+        }
+    }
+
+    @Test("a request is scheduled, listed with its next fire date in the device's zone, and cancelled")
+    func requests() async throws {
+        try await withAPI { client, devices, _ in
+            _ = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            let daily = #"""
+                {"identifier":"morning","title":"Bonjour","body":"Café","badge":3,"sound":"none",
+                 "categoryIdentifier":"cat","threadIdentifier":"th","userInfo":{"n":1,"tags":["a"]},
+                 "trigger":{"calendar":{"hour":9,"minute":0},"repeats":true}}
+                """#
+            let (status, stored) = try await Self.send(client, .post, "/v1/devices/d1/requests", daily)
+            #expect(status == .created)
+            // 9:00 in Paris on 27 November is 08:00 UTC (the clock is at 12:00 UTC on the 26th).
+            #expect(stored["nextFireDate"] as? String == "2026-11-27T08:00:00Z")
+            let interval = #"{"identifier":"soon","title":"t","trigger":{"timeInterval":60,"repeats":false}}"#
+            #expect(try await Self.send(client, .post, "/v1/devices/d1/requests", interval).0 == .created)
+            let (listed, list) = try await Self.send(client, .get, "/v1/devices/d1/requests")
+            #expect(listed == .ok)
+            let requests = try #require(list["requests"] as? [[String: Any]])
+            #expect(requests.map { $0["identifier"] as? String } == ["morning", "soon"])
+            #expect(requests.first?["badge"] as? Int == 3)
+            #expect(requests.first?["sound"] as? String == "none")
+            let pending = try await devices.pendingRequests(forDevice: "d1")
+            let morning = try #require(pending.first { $0.identifier == "morning" })
+            #expect(morning.spec.content.userInfo["tags"] == .array([.string("a")]))
+            #expect(morning.spec.content.categoryIdentifier == "cat")
+            #expect(try await Self.send(client, .delete, "/v1/devices/d1/requests/morning").0 == .noContent)
+            let (missing, reason) = try await Self.send(client, .delete, "/v1/devices/d1/requests/morning")
+            #expect(missing == .notFound)
+            #expect(reason["reason"] as? String == "UnknownRequest")
+            #expect(try await devices.pendingRequests(forDevice: "d1").map(\.identifier) == ["soon"])
+        }
+    }
+
+    @Test("path parameters are percent-decoded: a device 'phone 1' and a request 'a/b'")
+    func percentEncodedPaths() async throws {
+        try await withAPI { client, devices, _ in
+            #expect(try await Self.send(client, .put, "/v1/devices/phone%201", Self.device).0 == .ok)
+            #expect(try await devices.device(id: "phone 1") != nil)
+            let (read, shown) = try await Self.send(client, .get, "/v1/devices/phone%201")
+            #expect(read == .ok)
+            #expect(shown["id"] as? String == "phone 1")
+            let slash = #"{"identifier":"a/b","trigger":{"timeInterval":600}}"#
+            #expect(try await Self.send(client, .post, "/v1/devices/phone%201/requests", slash).0 == .created)
+            #expect(try await devices.pendingRequests(forDevice: "phone 1").map(\.identifier) == ["a/b"])
+            #expect(try await Self.send(client, .delete, "/v1/devices/phone%201/requests/a%2Fb").0 == .noContent)
+            #expect(try await devices.pendingRequests(forDevice: "phone 1").isEmpty)
+            let (bad, reason) = try await Self.send(client, .get, "/v1/devices/bad%zz")
+            #expect(bad == .badRequest)
+            #expect(reason["reason"] as? String == "BadRequest")
+        }
+    }
+
+    @Test("POST /v1/requests schedules for many devices and names those it failed for")
+    func manyDevices() async throws {
+        try await withAPI { client, devices, _ in
+            _ = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            _ = try await Self.send(client, .put, "/v1/devices/d2", Self.device)
+            let body =
+                #"{"devices":["d1","d2","ghost"],"request":{"identifier":"all","title":"t","trigger":{"timeInterval":600}}}"#
+            let (status, answer) = try await Self.send(client, .post, "/v1/requests", body)
+            #expect(status.code == 207)
+            #expect(answer["scheduled"] as? [String] == ["d1", "d2"])
+            let failed = try #require(answer["failed"] as? [String: [String: String]])
+            #expect(failed["ghost"]?["reason"] == "UnknownDevice")
+            for id in ["d1", "d2"] {
+                #expect(try await devices.pendingRequests(forDevice: id).map(\.identifier) == ["all"])
+            }
+            let good = #"{"devices":["d1"],"request":{"identifier":"one","trigger":{"timeInterval":600}}}"#
+            #expect(try await Self.send(client, .post, "/v1/requests", good).0 == .ok)
+        }
+    }
+
+    @Test(
+        "bad input gets a 4xx JSON reason and loses nothing already scheduled",
+        arguments: [
+            ("PUT", "/v1/devices/d1", "{not json", 400, "BadJSON"),
+            ("PUT", "/v1/devices/d1", "[1,2]", 400, "BadJSON"),
+            ("PUT", "/v1/devices/d1", #"{"token":"xyz","topic":"com.example.app"}"#, 400, "MalformedToken"),
+            ("PUT", "/v1/devices/d1", #"{"token":12,"topic":"com.example.app"}"#, 400, "BadRequest"),
+            (
+                "PUT", "/v1/devices/d1", #"{"token":"\#(hex)","topic":"a","timeZone":"Mars/Olympus"}"#, 400,
+                "UnknownTimeZone"
+            ),
+            ("PUT", "/v1/devices/d1", #"{"token":"\#(hex)","topic":"a","environment":"staging"}"#, 400, "BadRequest"),
+            (
+                "POST", "/v1/devices/ghost/requests", #"{"identifier":"x","trigger":{"timeInterval":60}}"#, 404,
+                "UnknownDevice"
+            ),
+            (
+                "POST", "/v1/devices/d1/requests", #"{"identifier":"x","trigger":{"timeInterval":0}}"#, 400,
+                "InvalidTrigger"
+            ),
+            (
+                "POST", "/v1/devices/d1/requests", #"{"identifier":"x","trigger":{"timeInterval":30,"repeats":true}}"#,
+                400, "InvalidTrigger"
+            ),
+            (
+                "POST", "/v1/devices/d1/requests", #"{"identifier":"x","trigger":{"calendar":{"hour":25}}}"#, 400,
+                "InvalidTrigger"
+            ),
+            ("POST", "/v1/devices/d1/requests", #"{"identifier":"x","trigger":{}}"#, 400, "InvalidTrigger"),
+            ("POST", "/v1/devices/d1/requests", #"{"identifier":"x","badge":"three"}"#, 400, "BadRequest"),
+            (
+                "POST", "/v1/devices/d1/requests", #"{"identifier":"x","trigger":{"timeInterval":60,"repeats":"yes"}}"#,
+                400, "BadRequest"
+            ),
+            ("POST", "/v1/devices/d1/requests", #"{"identifier":"x","title":true}"#, 400, "BadRequest"),
+            ("POST", "/v1/devices/d1/requests", #"{"title":"no identifier"}"#, 400, "BadRequest"),
+            ("POST", "/v1/devices/d1/requests", #"{"identifier":"x","colour":"red"}"#, 400, "BadRequest"),
+            ("POST", "/v1/devices/d1/requests", #"{"identifier":"x","userInfo":[1]}"#, 400, "BadRequest"),
+            ("POST", "/v1/requests", #"{"devices":"d1","request":{"identifier":"x"}}"#, 400, "BadRequest"),
+            ("POST", "/v1/requests", #"{"devices":["d1"]}"#, 400, "BadRequest"),
+            ("GET", "/v1/nothing", "", 404, "NotFound"),
+        ])
+    func badInput(method: String, path: String, json: String, status: Int, reason: String) async throws {
+        try await withAPI { client, devices, _ in
+            _ = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            let keep = #"{"identifier":"keep","trigger":{"timeInterval":3600}}"#
+            #expect(try await Self.send(client, .post, "/v1/devices/d1/requests", keep).0 == .created)
+            let (answer, body) = try await Self.send(client, HTTPRequest.Method(method)!, path, json)
+            #expect(answer.code == status, "\(method) \(path) \(json)")
+            #expect(body["reason"] as? String == reason, "\(body)")
+            #expect((body["detail"] as? String)?.isEmpty == false)
+            #expect(try await devices.pendingRequests(forDevice: "d1").map(\.identifier) == ["keep"])
+            #expect(try await devices.device(id: "d1")?.timeZoneIdentifier == "Europe/Paris")
+        }
+    }
+
+    @Test("a body over 64 KiB gets 413, with or without Content-Length")
+    func oversize() async throws {
+        try await withAPI { client, devices, _ in
+            _ = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            let big = #"{"identifier":"big","body":""# + String(repeating: "x", count: 70_000) + #""}"#
+            let (status, body) = try await Self.send(client, .post, "/v1/devices/d1/requests", big)
+            #expect(status == .contentTooLarge)
+            #expect(body["reason"] as? String == "PayloadTooLarge")
+            let chunked = try await client.execute(
+                uri: "/v1/devices/d1/requests", method: .post,
+                headers: [.authorization: "Bearer \(Self.token)", .transferEncoding: "chunked"],
+                body: ByteBuffer(string: big))
+            #expect(chunked.status == .contentTooLarge)
+            #expect(try await devices.pendingRequests(forDevice: "d1").isEmpty)
+        }
+    }
+
+    /// The routes a router serves; Hummingbird spells captures as OpenAPI does: `PUT /v1/devices/{id}`.
+    static func routes(_ router: Router<ServerAPIRequestContext>) -> [String] {
+        router.routes.map { "\($0.method) \($0.path)" }.sorted()
+    }
+
+    /// The operations of docs/openapi/server-api.yaml, read minimally: under `paths:`, a path is a key indented by
+    /// two spaces, its operations keys indented by four (`parameters` is not an operation).
+    static func documentedRoutes() throws -> [String] {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/openapi/server-api.yaml")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        var inPaths = false
+        var path: String?
+        var routes: [String] = []
+        let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" ") && !line.isEmpty { inPaths = line == "paths:"; continue }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /") && !line.hasPrefix("   ") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if line.hasPrefix("    ") && !line.hasPrefix("     "), let path,
+                let key = line.dropFirst(4).split(separator: ":").first, methods.contains(String(key))
+            {
+                routes.append("\(key.uppercased()) \(path)")
+            }
+        }
+        return routes.sorted()
+    }
+
+    @Test("docs/openapi/server-api.yaml describes exactly the routes the router serves")
+    func openAPIDocument() async throws {
+        try await withAPI { _, _, router in
+            let served = Self.routes(router)
+            let documented = try Self.documentedRoutes()
+            #expect(served.count == 7)
+            #expect(Set(served).subtracting(documented).isEmpty, "served but not documented")
+            #expect(Set(documented).subtracting(served).isEmpty, "documented but not served")
+            #expect(served == documented)
+        }
+    }
+}
