@@ -30,6 +30,10 @@ final class ConnectionState: Sendable {
     /// Whether the connection started with one stream (provider tokens, no certificate): the first valid token
     /// raises the limit.
     let startsWithOneStream: Bool
+    /// The connection's name in the request log: its number since the process started, in hexadecimal (a connection's
+    /// address would name a later one the same once it is reused).
+    let label: String
+    private static let opened = Atomic<UInt64>(0)
     private let state = Mutex(State())
     private let pipeline: (@Sendable (ConnectionRequest) -> Void)?
     private let closeFuture: EventLoopFuture<Void>?
@@ -46,6 +50,7 @@ final class ConnectionState: Sendable {
         certificate: ClientCertificate? = nil
     ) {
         self.certificate = certificate
+        self.label = String(Self.opened.add(1, ordering: .relaxed).newValue, radix: 16)
         self.admission = admission
         self.startsWithOneStream = startsWithOneStream
         self.closeFuture = channel?.closeFuture

@@ -134,7 +134,7 @@ final class RequestAnswerer: Sendable {
         requestLog.record(
             APNsLogEntry(
                 receivedAt: received.0,
-                connection: String(UInt(bitPattern: ObjectIdentifier(connection).hashValue) % 0x10000, radix: 16),
+                connection: connection.label,
                 environment: environment, method: request.method, path: request.path,
                 headers: request.headers.map { ($0.name, $0.value) }, payload: request.body, status: response.status,
                 reason: response.reason?.reason, apnsID: response.apnsID,

@@ -64,9 +64,17 @@ if [ -z "$bin_path" ]; then
   # the next ordinary build of the folder, whose link then fails. Compiled this way, both links work.
   swift build -c "$configuration" --product unotify "${extra[@]}" >&2
   swift build -c "$configuration" --product unotifyd "${extra[@]}" >&2
+  stamp="$(mktemp)"
   swift build -c "$configuration" "${static[@]}" --product unotify "${extra[@]}" >&2
   swift build -c "$configuration" "${static[@]}" --product unotifyd "${extra[@]}" >&2
   bin_path="$(swift build -c "$configuration" "${static[@]}" --show-bin-path "${extra[@]}")"
+  # Some modules are compiled again all the same (Hummingbird's, which import FoundationEssentials directly), and their
+  # objects then ask the next ordinary link for the static archives' libraries: remove the objects that name them, so
+  # the next ordinary build compiles those modules again (about a minute) instead of failing to link.
+  find "$bin_path" -name '*.o' -newer "$stamp" -print0 \
+    | xargs -0 -r grep -l -Z -a -F -e '-lCoreFoundation' -e '-l_FoundationCShims' -e '-l_FoundationCollections' \
+    | xargs -0 -r rm -f
+  rm -f "$stamp"
   if ldd "$bin_path/unotify" | grep -q libswiftCore; then
     echo "build.sh: $bin_path/unotify still loads libswiftCore" >&2; exit 1
   fi
