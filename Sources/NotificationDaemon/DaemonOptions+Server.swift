@@ -19,6 +19,7 @@ extension DaemonOptions {
             ("--provider-key-id", providerKeyID != nil), ("--provider-team-id", providerTeamID != nil),
             ("--provider-trust-roots", providerTrustRoots != nil), ("--api-token-file", apiTokenFile != nil),
             ("--api-allow-remote", apiAllowRemote), ("--api-address", apiAddress != "127.0.0.1:2199"),
+            ("--claim-lease", claimLease != nil),
         ]
         guard server else {
             if let (name, _) = serverOnly.first(where: \.1) { throw ValidationError("\(name) needs --server") }
@@ -30,6 +31,9 @@ extension DaemonOptions {
         }
         guard providerKey != nil, providerTeamID != nil else {
             throw ValidationError("--server needs --provider-key AuthKey_<KEYID>.p8 and --provider-team-id")
+        }
+        if let claimLease, !(claimLease.isFinite && claimLease > 0 && claimLease <= 86_400) {
+            throw ValidationError("--claim-lease takes a number of seconds above 0 and at most 86400, not \(claimLease)")
         }
         for (name, value) in [
             ("--provider-development-server", providerDevelopmentServer),
@@ -96,6 +100,7 @@ extension DaemonOptions {
         if apiAddress != "off" {
             server.api = try apiConfiguration()
         }
+        if let claimLease { server.claimLease = claimLease }
         return server
     }
 

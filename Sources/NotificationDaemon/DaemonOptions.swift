@@ -180,6 +180,12 @@ public struct DaemonOptions: ParsableArguments {
         help: "With --server: a PEM file of the only certificate authorities the APNs hosts' certificates may chain to.")
     var providerTrustRoots: String?
 
+    /// With `--server`: seconds a worker's claim on a due request lasts (the engine's `claimLease`, 60 by default).
+    /// Hidden: a shorter lease brings a killed worker's claims back sooner but risks a slow worker's fires being sent
+    /// twice; the crash tests use it (docs/server-mode.md, "What a crash costs").
+    @Option(name: .customLong("claim-lease"), help: .hidden)
+    var claimLease: Double?
+
     public init() {}
 
     public var logLevel: Logger.Level { Logger.Level(rawValue: logLevelName) ?? .info }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NotificationAPNsProvider
+import NotificationEngine
 import NotificationServer
 import NotificationStorePostgres
 
@@ -19,6 +20,10 @@ public struct DaemonServerMode: Sendable {
     public let production: APNsClient
     /// The HTTP JSON API served beside the worker (`--api-address`, `--api-token-file`); `nil` serves none.
     public var api: API?
+    /// How long the worker's claims on due requests last, in seconds (`--claim-lease`; the engine's
+    /// ``EngineConfiguration/claimLease``, 60 by default). A killed worker's claims are delivered by the others once
+    /// it ends; a fire still unrecorded when it ends (a slow APNs answer or store) is sent again.
+    public var claimLease: TimeInterval = EngineConfiguration().claimLease
     /// Called with the API's base URL once it listens (tests use it to learn a port the system chose).
     public var onAPIListening: @Sendable (String) async -> Void = { _ in }
 
@@ -69,7 +74,10 @@ public struct DaemonServerMode: Sendable {
                 throw DaemonError(.storeUnavailable, "cannot migrate the database: \(error)")
             }
             logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
-            let worker = ServerWorker(store: store, development: development, production: production, logger: logger)
+            var engine = EngineConfiguration()
+            engine.claimLease = claimLease
+            let worker = ServerWorker(
+                store: store, development: development, production: production, configuration: engine, logger: logger)
             if let api {
                 // The API and the worker stop together: the API failing (a port in use) stops the worker too.
                 let server = ServerAPI(

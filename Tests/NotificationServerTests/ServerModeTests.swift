@@ -71,6 +71,13 @@ struct ServerModeTests {
                     "--api-token-file", "t", "--api-address", "0.0.0.0:2199",
                 ], "--api-address 0.0.0.0:2199 is not a loopback address: add --api-allow-remote"
             ),
+            (["--claim-lease", "5"], "--claim-lease needs --server"),
+            (
+                [
+                    "--server", "--database", "postgres://u@h/d", "--provider-key", "k.p8", "--provider-team-id", "T",
+                    "--api-address", "off", "--claim-lease", "0",
+                ], "--claim-lease takes a number of seconds above 0 and at most 86400, not 0.0"
+            ),
         ]
         for (arguments, expected) in cases {
             let error = try #require(ValidationErrorProbe.error(arguments), "\(arguments) passed")
@@ -118,13 +125,17 @@ struct ServerModeTests {
         let token = "a-token-of-the-backend-0123456789"
         let tokenFile = side.folder.appendingPathComponent("api.token")
         try Data((token + "\n").utf8).write(to: tokenFile)
-        let options = try DaemonOptions.parse([
+        let arguments = [
             "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
             "--provider-development-server", "127.0.0.1:\(side.port)",
             "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
             "--api-address", "127.0.0.1:0", "--api-token-file", tokenFile.path,
-        ])
+        ]
+        let options = try DaemonOptions.parse(arguments)
         var composed = try options.makeServer()
+        // The engine's lease unless --claim-lease (hidden) says otherwise.
+        #expect(composed.claimLease == EngineConfiguration().claimLease)
+        #expect(try DaemonOptions.parse(arguments + ["--claim-lease", "7.5"]).makeServer().claimLease == 7.5)
         let listening = AsyncStream.makeStream(of: String.self)
         composed.onAPIListening = { url in listening.continuation.yield(url) }
         let worker = Task { [composed] in try await composed.run() }

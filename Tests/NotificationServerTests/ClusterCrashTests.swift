@@ -1,0 +1,201 @@
+import Foundation
+import Logging
+import NotificationEngine
+import NotificationModel
+import NotificationServer
+import NotificationStorePostgres
+import PostgresNIO
+import PostgresTestServer
+import Testing
+
+/// Three real `unotifyd --server` workers on one database, one of them killed with SIGKILL in the middle of a burst:
+/// what a crash costs (docs/server-mode.md, "What a crash costs").
+@Suite("A cluster of unotifyd --server processes losing one to kill -9", .timeLimit(.minutes(5)))
+struct ClusterCrashTests {
+    /// Seconds a worker's claim lasts in this test (`--claim-lease`): short, so the killed worker's claims come back
+    /// within the test, long enough that a live worker records every fire of a batch before its lease ends.
+    static let lease = 5.0
+    static let deviceCount = 30
+    static let requestsPerDevice = 10
+
+    /// One started worker: its process and its log file (where it names the owner its claims carry).
+    struct Worker {
+        var process: Process
+        var log: URL
+    }
+
+    @Test("300 fires over 30 devices, one of 3 workers killed mid-burst: every fire arrives, repeats only for its unrecorded claims")
+    func killOneWorkerMidBurst() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let server = try await PostgresTestServer.shared()
+        let database = try await server.makeDatabase()
+        let url = "postgres://\(server.user)@/\(database)?host=\(server.socketDirectory)"
+        let workers = try (0..<3).map { try start(index: $0, url: url, side: side) }
+        defer { for worker in workers where worker.process.isRunning { kill(worker.process.processIdentifier, SIGKILL) } }
+
+        // Each worker logs its owner name (the name its claims carry in `pending.claim_owner`) once it has migrated
+        // the database and runs.
+        var owners: [String: Int] = [:]
+        #expect(await eventually(within: 120) {
+            owners = [:]
+            for (index, worker) in workers.enumerated() { if let owner = Self.owner(in: worker.log) { owners[owner] = index } }
+            return owners.count == workers.count
+        }, "\(logs(workers))")
+        try #require(owners.count == workers.count)
+
+        let configuration = try PostgresNotificationStore.configuration(databaseURL: url)
+        let sql = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "ClusterCrashTests"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await sql.run() }
+            defer { group.cancelAll() }
+            try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+                // The Swift API on a store handle of its own; no engine loop runs here (the scheduler only adds).
+                let api = DeviceScheduler(
+                    store: store,
+                    scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter()))
+                let devices = (0..<Self.deviceCount).map { registration("crash-\($0)", zone: "Europe/Paris") }
+                for device in devices { try await api.register(device) }
+                // The burst: 300 fires due within 3 s of one instant 4 s away, 10 per 0.1 s, added by 30 tasks at
+                // once (one after the other takes about 5 s; a request added late is due at once). Titles are the
+                // request identifiers, unique across devices.
+                let burst = Date().addingTimeInterval(4)
+                let expected = try await withThrowingTaskGroup(of: [String].self) { group in
+                    for (index, device) in devices.enumerated() {
+                        group.addTask {
+                            var added: [String] = []
+                            for round in 0..<Self.requestsPerDevice {
+                                let identifier = "\(device.id)-\(round)"
+                                let due = burst.addingTimeInterval(Double((round * Self.deviceCount + index) % 30) * 0.1)
+                                let interval = max(0.05, due.timeIntervalSinceNow)
+                                try await api.schedule(
+                                    spec(identifier, .timeInterval(interval, repeats: false)), forDevice: device.id)
+                                added.append(identifier)
+                            }
+                            return added
+                        }
+                    }
+                    return try await group.reduce(into: Set<String>()) { $0.formUnion($1) }
+                }
+                #expect(expected.count == Self.deviceCount * Self.requestsPerDevice)
+                print("ClusterCrashTests: scheduled with \(burst.timeIntervalSinceNow) s to spare, \(side.received.count) arrived")
+                // Once a third of the fires arrived, the worker holding the most claims (at least 3) is killed with
+                // SIGKILL.
+                var victim: Int?
+                let deadline = ContinuousClock.now + .seconds(120)
+                while victim == nil, ContinuousClock.now < deadline {
+                    if side.received.count >= expected.count / 3 {
+                        let claims = try await Self.claimCounts(sql)
+                        if let (owner, count) = claims.max(by: { $0.value < $1.value }), count >= 3,
+                            let index = owners[owner]
+                        {
+                            kill(workers[index].process.processIdentifier, SIGKILL)
+                            victim = index
+                            break
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let killed = try #require(victim, "no worker held 3 claims once a third of the fires had arrived")
+                let arrivedBeforeKill = side.received.count
+                await Self.waitForExit([workers[killed].process])
+                #expect(workers[killed].process.terminationReason == .uncaughtSignal)
+                #expect(workers[killed].process.terminationStatus == SIGKILL)
+                // The dead worker's claims stay in the store until their lease ends: what it claimed and never
+                // recorded (sent or not). Read well within the lease.
+                let owner = try #require(owners.first { $0.value == killed }?.key)
+                let unrecorded = try await Self.claimedIdentifiers(sql, owner: owner)
+                #expect(!unrecorded.isEmpty, "the killed worker held no claims: the takeover was not exercised")
+
+                // The two others deliver the rest, the dead worker's claims after their lease.
+                #expect(await eventually(within: 120) {
+                    Set(side.received.filter { $0.status == 200 }.map(\.title)) == expected
+                }, "\(logs(workers))")
+                #expect(try await eventually(within: 120) { try await store.pendingCount() == 0 })
+                let history = try await store.history(appID: nil, limit: 10_000)
+                let delivered = history.filter { $0.outcome == .delivered }
+                #expect(delivered.count == expected.count, "each fire recorded once")
+                #expect(Set(delivered.map(\.requestIdentifier)) == expected)
+
+                let received = side.received
+                let byTitle = Dictionary(grouping: received, by: \.title)
+                let repeated = byTitle.filter { $0.value.count > 1 }
+                #expect(received.allSatisfy { $0.status == 200 })
+                #expect(repeated.values.allSatisfy { $0.count == 2 }, "a fire arrived more than twice")
+                #expect(Set(repeated.keys).isSubset(of: unrecorded), "a repeat of a fire the killed worker had not claimed")
+                #expect(received.count - expected.count <= unrecorded.count)
+                #expect(byTitle.values.allSatisfy { Set($0.map(\.apnsID)).count == 1 }, "a repeat with another apns-id")
+                print(
+                    "ClusterCrashTests: killed worker \(killed) after \(arrivedBeforeKill) arrivals holding "
+                        + "\(unrecorded.count) unrecorded claims; \(received.count) arrivals for \(expected.count) fires, "
+                        + "\(repeated.count) repeated")
+            }
+        }
+
+        let survivors = workers.enumerated().filter { $0.element.process.isRunning }.map(\.element.process)
+        #expect(survivors.count == 2)
+        for survivor in survivors { kill(survivor.processIdentifier, SIGTERM) }
+        await Self.waitForExit(survivors)
+        #expect(survivors.map(\.terminationStatus) == [0, 0], "\(logs(workers))")
+        await side.stop()
+    }
+
+    /// Starts worker `index` with a short lease, logging at info level (its owner name) into the side's folder.
+    func start(index: Int, url: String, side: DeviceSide) throws -> Worker {
+        let process = Process()
+        process.executableURL = try ServerProcessTests().unotifyd()
+        process.arguments = [
+            "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
+            "--provider-development-server", "127.0.0.1:\(side.port)",
+            "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
+            "--log-level", "info", "--api-address", "off", "--claim-lease", "\(Self.lease)",
+        ]
+        let log = side.folder.appendingPathComponent("crash-worker-\(index).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return Worker(process: process, log: log)
+    }
+
+    /// The owner name in a worker's "server-mode worker running" log line.
+    static func owner(in log: URL) -> String? {
+        guard let text = try? String(contentsOf: log, encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.contains("server-mode worker running") }),
+            let range = line.range(of: #"owner=[0-9A-Fa-f-]{36}"#, options: .regularExpression)
+        else { return nil }
+        return String(line[range].dropFirst("owner=".count))
+    }
+
+    /// How many pending requests each owner holds claims on.
+    static func claimCounts(_ sql: PostgresClient) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        let rows = try await sql.query(
+            "SELECT claim_owner, count(*) FROM pending WHERE claim_owner IS NOT NULL GROUP BY claim_owner")
+        for try await (owner, count) in rows.decode((String, Int64).self) { counts[owner] = Int(count) }
+        return counts
+    }
+
+    /// The identifiers of the pending requests `owner` holds claims on.
+    static func claimedIdentifiers(_ sql: PostgresClient, owner: String) async throws -> Set<String> {
+        var identifiers: Set<String> = []
+        let rows = try await sql.query("SELECT identifier FROM pending WHERE claim_owner = \(owner)")
+        for try await identifier in rows.decode(String.self) { identifiers.insert(identifier) }
+        return identifiers
+    }
+
+    /// Waits (on a thread of its own) until every process has exited.
+    static func waitForExit(_ processes: [Process]) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                for process in processes { process.waitUntilExit() }
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    /// The workers' logs, for failure messages.
+    func logs(_ workers: [Worker]) -> [String] {
+        workers.map { (try? String(contentsOf: $0.log, encoding: .utf8)).map { String($0.suffix(4_000)) } ?? "" }
+    }
+}
