@@ -112,6 +112,9 @@ public final class TimeZoneMonitor: @unchecked Sendable {
                 relevant = relevant || Self.mentions(namesByWatch, in: buffer[0..<count])
             }
             guard relevant else { return }
+            // A rewrite in place (truncate, then write) is seen empty first: that names no zone, and the write's own
+            // event follows, so report nothing yet rather than the fallback zone for a moment.
+            if let timezonePath, (try? String(contentsOfFile: timezonePath, encoding: .utf8))?.isEmpty == true { return }
             NSTimeZone.resetSystemTimeZone()
             let zone = current()
             guard zone.identifier != lastIdentifier else { return }
