@@ -58,20 +58,7 @@ extension DaemonOptions {
     /// - Throws: ``DaemonError`` when the key cannot be read or the database cannot be migrated.
     public func runServerUntilSignalled() async throws {
         let server = try makeServer()
-        let task = Task { try await server.run() }
-        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
-        do {
-            try await task.value
-        } catch is CancellationError {
-            // Stopped by a signal: a clean stop.
-        }
+        try await NotificationDaemon.untilSignalled { try await server.run() }
     }
 
     /// The server-mode worker these options describe: its APNs clients made and its key read, nothing connected

@@ -336,13 +336,18 @@ extension NotificationDaemon {
     public func runUntilSignalled() async throws {
         // Every client holds a descriptor: take all the kernel allows this user (the soft limit is often 1,024).
         _ = try? DescriptorLimit.raiseToHardLimit()
+        try await Self.untilSignalled { try await self.run() }
+    }
+
+    /// Runs `body` in a task that SIGINT or SIGTERM cancels; a cancellation is a clean stop (exit status 0).
+    static func untilSignalled(_ body: @escaping @Sendable () async throws -> Void) async throws {
         // A parent may have started us with these signals blocked (inherited masks): unblock them.
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         sigaddset(&unblocked, SIGINT)
         sigaddset(&unblocked, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        let task = Task { try await self.run() }
+        let task = Task { try await body() }
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -354,7 +359,7 @@ extension NotificationDaemon {
         do {
             try await task.value
         } catch is CancellationError {
-            // Stopped by SIGINT or SIGTERM: a clean stop, exit status 0.
+            // Stopped by SIGINT or SIGTERM: a clean stop.
         }
     }
 }
