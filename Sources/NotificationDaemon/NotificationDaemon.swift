@@ -268,12 +268,19 @@ public actor NotificationDaemon {
         let folder = URL(fileURLWithPath: configuration.socketPath).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // No umask(0o177) around the bind: the umask is the whole process's, and a daemon embedded in a process (the
-        // tests, OpenUserNotificationsTesting) would make every file another thread creates meanwhile 0600. Until the
-        // chmod below the socket has the umask's mode (without group or other write, with the usual 022), and every
-        // connection is checked for this user's credentials anyway.
+        // tests, OpenUserNotificationsTesting) would make every file another thread creates meanwhile 0600. The socket
+        // is bound under a temporary name in the 0700 folder, made 0600, and only then renamed to its path (rename is
+        // atomic): a client never finds it at its path with the umask's mode.
+        // (A short name: a Unix socket's path has at most 107 bytes.)
+        let temporaryPath = "\(folder)/.\(getpid())"
         let server = try await bootstrap.bind(
-            unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
-        chmod(configuration.socketPath, 0o600)
+            unixDomainSocketPath: temporaryPath, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+        guard chmod(temporaryPath, 0o600) == 0, rename(temporaryPath, configuration.socketPath) == 0 else {
+            let error = IOError(errnoCode: errno, reason: "putting the socket in place at \(configuration.socketPath)")
+            unlink(temporaryPath)
+            try? await server.channel.close()
+            throw error
+        }
         return server
     }
 

@@ -16,7 +16,9 @@ import Synchronization
 /// relay.connect(scheduler)
 /// ```
 public final class ResponseRelay: Sendable {
-    private let scheduler = Mutex<NotificationScheduler?>(nil)
+    /// The engine, held weakly: it owns the presenter, which owns ``handler`` and so this relay, and a strong
+    /// reference back would keep the engine, its store and its open files alive for ever once its owner let go.
+    private let scheduler = Mutex<WeakScheduler>(WeakScheduler())
     private let logger: Logger
 
     /// Creates a relay that reports answers it cannot hand over to `logger`.
@@ -24,9 +26,9 @@ public final class ResponseRelay: Sendable {
         self.logger = logger
     }
 
-    /// Hands answers to `scheduler` from now on.
+    /// Hands answers to `scheduler` from now on, as long as something else keeps it alive (the relay holds it weakly).
     public func connect(_ scheduler: NotificationScheduler) {
-        self.scheduler.withLock { $0 = scheduler }
+        self.scheduler.withLock { $0.value = scheduler }
     }
 
     /// The closure to give a presenter: it calls ``respond(appID:notificationIdentifier:actionIdentifier:userText:)``.
@@ -62,7 +64,7 @@ public final class ResponseRelay: Sendable {
     public func forward(appID: String, notificationIdentifier: String, actionIdentifier: String, userText: String?)
         async throws -> Bool
     {
-        guard let scheduler = scheduler.withLock({ $0 }) else {
+        guard let scheduler = scheduler.withLock({ $0.value }) else {
             logger.warning("a response to \(appID)/\(notificationIdentifier) arrived before the engine: dropped")
             throw EngineError(.unavailable, "the engine is not running yet")
         }
@@ -70,4 +72,9 @@ public final class ResponseRelay: Sendable {
             appID: appID, notificationIdentifier: notificationIdentifier, actionIdentifier: actionIdentifier,
             userText: userText)
     }
+}
+
+/// A weak reference to an engine, for ``ResponseRelay``.
+private struct WeakScheduler: Sendable {
+    weak var value: NotificationScheduler?
 }
