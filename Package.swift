@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Codable value types shared by the engine, the store and (later) the wire protocol.
@@ -104,6 +105,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // `/metrics`: each worker's figures in Prometheus's text format.
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The versioned messages between apps and the daemon (JSON lines).
@@ -169,6 +172,10 @@ let package = Package(
                 "OpenUserNotifications", "NotificationEngine", "NotificationStoreSQLite", "NotificationDelivery",
                 "NotificationDesktop", "NotificationClient", "NotificationWire", "NotificationPlatform",
                 "NotificationWebCenterFiles", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `unotify server`: the worker's HTTP API (URLSession's FoundationNetworking does not link statically
+                // into the .deb's binary).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .executableTarget(

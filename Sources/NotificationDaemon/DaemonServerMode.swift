@@ -76,12 +76,16 @@ public struct DaemonServerMode: Sendable {
             logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
             var engine = EngineConfiguration()
             engine.claimLease = claimLease
+            // The worker's figures carry the name its claims carry.
+            let metrics = ServerMetrics(worker: store.owner)
             let worker = ServerWorker(
-                store: store, development: development, production: production, configuration: engine, logger: logger)
+                store: store, development: development, production: production, configuration: engine,
+                metrics: metrics, logger: logger)
             if let api {
                 // The API and the worker stop together: the API failing (a port in use) stops the worker too.
                 let server = ServerAPI(
-                    devices: worker.devices, token: api.token, configuration: api.configuration, logger: logger)
+                    devices: worker.devices, token: api.token, configuration: api.configuration, metrics: metrics,
+                    logger: logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await worker.run() }
                     group.addTask { [onAPIListening] in

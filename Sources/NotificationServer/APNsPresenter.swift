@@ -34,6 +34,8 @@ public final class APNsPresenter: ConfirmingPresenter {
     public let development: APNsClient
     /// The client for devices in the production environment.
     public let production: APNsClient
+    /// Counts APNs's answers and the lateness of accepted notifications (``ServerMetrics``).
+    public let metrics: ServerMetrics
     let clock: any NotificationClock
     let logger: Logger
 
@@ -44,12 +46,15 @@ public final class APNsPresenter: ConfirmingPresenter {
     ///   - development: The client for development devices.
     ///   - production: The client for production devices (may be the same client, when both go to one endpoint).
     ///   - clock: Dates deactivations and dead letters.
+    ///   - metrics: Where answers and lateness are counted; a registry of its own by default.
     ///   - logger: Where refusals and failures are logged.
     public init(
         store: PostgresNotificationStore, development: APNsClient, production: APNsClient,
-        clock: any NotificationClock, logger: Logger = Logger(label: "OpenUserNotifications.server.apns")
+        clock: any NotificationClock, metrics: ServerMetrics = ServerMetrics(),
+        logger: Logger = Logger(label: "OpenUserNotifications.server.apns")
     ) {
         self.store = store
+        self.metrics = metrics
         self.development = development
         self.production = production
         self.clock = clock
@@ -80,6 +85,7 @@ public final class APNsPresenter: ConfirmingPresenter {
                 collapseID: identifier.utf8.count <= APNsNotification.collapseIDLimit ? identifier : nil,
                 apnsID: apnsID, payload: try APNsPayloadEncoder.payload(for: notification.request.content))
         } catch {
+            metrics.recordAnswer("ClientRefused", at: clock.now)
             return await deadLetter(device, notification, apnsID: apnsID, status: nil, reason: "\(error)")
         }
         let client = device.environment == .production ? production : development
@@ -88,14 +94,19 @@ public final class APNsPresenter: ConfirmingPresenter {
             delivery = try await client.send(push)
         } catch let error as APNsClientError where Self.refusedByClient.contains(error.code) {
             // The client refused it before sending (too large, bad topic): sending again would be refused again.
+            metrics.recordAnswer("ClientRefused", at: clock.now)
             return await deadLetter(device, notification, apnsID: apnsID, status: nil, reason: error.message)
         } catch {
+            metrics.recordAnswer("ConnectionError", at: clock.now)
             return .retryLater("\(error)")
         }
         switch delivery.outcome {
         case .delivered:
+            let now = clock.now
+            metrics.recordAnswer("Success", lateness: now.timeIntervalSince(notification.dueDate), at: now)
             return .presented
         case .deviceGone(let reason, _):
+            metrics.recordAnswer(reason, at: clock.now)
             do {
                 let dropped = try await store.deactivateDevice(id: device.id, at: clock.now)
                 logger.notice(
@@ -106,9 +117,11 @@ public final class APNsPresenter: ConfirmingPresenter {
             }
             return .failed("APNs: \(reason)")
         case .rejected(let answer):
+            metrics.recordAnswer(answer.reason ?? answer.status.map { "HTTP \($0)" } ?? "ConnectionError", at: clock.now)
             return await deadLetter(
                 device, notification, apnsID: apnsID, status: answer.status, reason: answer.reason ?? "\(answer)")
         case .gaveUp(let answer):
+            metrics.recordAnswer("GaveUp", at: clock.now)
             return .retryLater("APNs: \(answer)")
         }
     }

@@ -52,16 +52,18 @@ public struct ServerWorker: Sendable {
     ///   - production: The APNs client for production devices.
     ///   - clock: The engine's clock: the system's time in UTC by default (``utcClock``).
     ///   - configuration: The engine's settings; Apple's pending cap of 64 applies per device.
+    ///   - metrics: Where the worker's figures are counted; a registry of its own by default.
     ///   - logger: Where the engine and the presenter log.
     public init(
         store: PostgresNotificationStore, development: APNsClient, production: APNsClient,
         clock: any NotificationClock = ServerWorker.utcClock, configuration: EngineConfiguration = EngineConfiguration(),
-        logger: Logger = Logger(label: "OpenUserNotifications.server")
+        metrics: ServerMetrics = ServerMetrics(), logger: Logger = Logger(label: "OpenUserNotifications.server")
     ) {
         self.store = store
         self.logger = logger
         presenter = APNsPresenter(
-            store: store, development: development, production: production, clock: clock, logger: logger)
+            store: store, development: development, production: production, clock: clock, metrics: metrics,
+            logger: logger)
         scheduler = NotificationScheduler(
             store: store, clock: clock, presenter: presenter, configuration: configuration, logger: logger)
         devices = DeviceScheduler(store: store, scheduler: scheduler)

@@ -15,7 +15,7 @@ public struct Unotify: AsyncParsableCommand {
         subcommands: [
             Add.self, Import.self, List.self, Delivered.self, Remove.self, Categories.self, Authorize.self, Badge.self,
             Respond.self, Watch.self, TriggerCommand.self, History.self, Status.self, LaunchCommand.self, LocationCommand.self,
-            Token.self, Center.self,
+            Token.self, Center.self, ServerCommand.self,
             Push.self, APNsCommand.self, StoreCommand.self, ConfigCommand.self,
         ])
 

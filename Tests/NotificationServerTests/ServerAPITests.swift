@@ -56,7 +56,7 @@ struct ServerAPITests {
     func unauthorized() async throws {
         try await withAPI { client, _, router in
             let routes = Self.routes(router)
-            #expect(routes.count == 7)
+            #expect(routes.count == 10)
             for route in routes {
                 let parts = route.split(separator: " ")
                 let path = String(parts[1]).replacingOccurrences(of: "{id}", with: "d1")
@@ -146,6 +146,67 @@ struct ServerAPITests {
             #expect(bad == .badRequest)
             #expect(reason["reason"] as? String == "BadRequest")
         }
+    }
+
+    @Test("GET /v1/devices lists devices; /v1/status and /metrics show the cluster's figures from the database")
+    func statusAndMetrics() async throws {
+        try await withAPI { client, devices, _ in
+            _ = try await Self.send(client, .put, "/v1/devices/d2", Self.device)
+            _ = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            _ = try await devices.store.deactivateDevice(id: "d2", at: instant("2026-11-26T12:00:00Z"))
+            let later = #"{"identifier":"later","trigger":{"timeInterval":600}}"#
+            #expect(try await Self.send(client, .post, "/v1/devices/d1/requests", later).0 == .created)
+
+            let (listed, list) = try await Self.send(client, .get, "/v1/devices")
+            #expect(listed == .ok)
+            #expect((list["devices"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["d1", "d2"])
+            let (_, active) = try await Self.send(client, .get, "/v1/devices?active=true")
+            #expect((active["devices"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["d1"])
+            let (bad, reason) = try await Self.send(client, .get, "/v1/devices?active=yes")
+            #expect(bad == .badRequest && reason["reason"] as? String == "BadRequest")
+
+            let (read, status) = try await Self.send(client, .get, "/v1/status")
+            #expect(read == .ok)
+            let cluster = try #require(status["cluster"] as? [String: Any])
+            #expect(cluster["pending"] as? Int == 1)
+            #expect(cluster["dueBacklog"] as? Int == 0)
+            #expect(cluster["devices"] as? [String: Int] == ["active": 1, "inactive": 1])
+            #expect(cluster["date"] as? String == "2026-11-26T12:00:00Z")
+            #expect(cluster["latenessP50"] == nil, "no delivery, no percentile")
+            let worker = try #require(status["worker"] as? [String: Any])
+            #expect(worker["answers"] as? [String: Int] == [:])
+
+            let response = try await client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(Self.token)"], body: nil)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = String(buffer: response.body)
+            #expect(text.contains("unotify_cluster_pending 1"), "\(text)")
+            #expect(text.contains(#"unotify_cluster_devices{state="inactive"} 1"#))
+            #expect(text.contains("# TYPE unotify_worker_delivery_lateness_seconds histogram"))
+        }
+    }
+
+    @Test("a worker's figures: answers by reason, deliveries per second over the last minute, lateness percentiles")
+    func workerFigures() {
+        let metrics = ServerMetrics(worker: "w1")
+        let start = instant("2026-11-26T12:00:00Z")
+        for index in 0..<100 {
+            metrics.recordAnswer("Success", lateness: Double(index + 1) / 1000, at: start.addingTimeInterval(Double(index)))
+        }
+        metrics.recordAnswer("BadDeviceToken", at: start.addingTimeInterval(99))
+        metrics.recordAnswer("GaveUp", at: start.addingTimeInterval(99))
+        let figures = metrics.snapshot(at: start.addingTimeInterval(99))
+        #expect(figures.answers == ["Success": 100, "BadDeviceToken": 1, "GaveUp": 1])
+        // 60 of the 100 deliveries (one per second) fall in the last minute.
+        #expect(figures.deliveriesPerSecond == 1)
+        #expect(figures.latenessP50 == 0.05)
+        #expect(figures.latenessP99 == 0.099)
+        let text = metrics.exposition(cluster: ClusterStatistics(date: start, window: 60))
+        #expect(text.contains(#"unotify_worker_apns_answers_total{worker="w1",reason="Success"} 100"#), "\(text)")
+        #expect(text.contains(#"unotify_worker_deliveries_total{worker="w1"} 100"#))
+        #expect(text.contains(#"unotify_worker_delivery_lateness_seconds_count{worker="w1"} 100"#))
+        #expect(ServerMetrics(worker: "empty").snapshot(at: start).latenessP50 == nil)
     }
 
     @Test("POST /v1/requests schedules for many devices and names those it failed for")
@@ -275,7 +336,7 @@ struct ServerAPITests {
         try await withAPI { _, _, router in
             let served = Self.routes(router)
             let documented = try Self.documentedRoutes()
-            #expect(served.count == 7)
+            #expect(served.count == 10)
             #expect(Set(served).subtracting(documented).isEmpty, "served but not documented")
             #expect(Set(documented).subtracting(served).isEmpty, "documented but not served")
             #expect(served == documented)

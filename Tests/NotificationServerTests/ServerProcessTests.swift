@@ -4,6 +4,7 @@ import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
 import PostgresTestServer
+import TestPrograms
 import Testing
 
 @Suite("unotifyd --server processes", .timeLimit(.minutes(5)))
@@ -82,6 +83,120 @@ struct ServerProcessTests {
             (try? String(contentsOf: side.folder.appendingPathComponent("worker-\(index).log"), encoding: .utf8)) ?? ""
         }
         #expect(statuses == [0, 0], "\(logs)")
+        await side.stop()
+    }
+
+    /// The built `unotify`, beside `unotifyd`.
+    func unotify() throws -> String {
+        try unotifyd().deletingLastPathComponent().appendingPathComponent("unotify").path
+    }
+
+    @Test("unotify server drives a real worker's API: register, schedule, list, cancel, status with APNs answers, bad input")
+    func serverCommands() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let server = try await PostgresTestServer.shared()
+        let database = try await server.makeDatabase()
+        let url = "postgres://\(server.user)@/\(database)?host=\(server.socketDirectory)"
+        let tokenFile = side.folder.appendingPathComponent("api.token").path
+        try "cli-test-token-0123456789".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let log = side.folder.appendingPathComponent("worker.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let worker = Process()
+        worker.executableURL = try unotifyd()
+        worker.arguments = [
+            "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
+            "--provider-development-server", "127.0.0.1:\(side.port)",
+            "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
+            "--log-level", "info", "--api-address", "127.0.0.1:0", "--api-token-file", tokenFile,
+        ]
+        worker.standardError = try FileHandle(forWritingTo: log)
+        worker.standardOutput = FileHandle.nullDevice
+        try worker.run()
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        // The worker logs the API's address once it listens (the port was chosen by the system).
+        var base: String?
+        _ = await eventually(within: 60) {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            guard let line = text.split(separator: "\n").first(where: { $0.contains("server API listening") }),
+                let range = line.range(of: "http://[^ ]*/", options: .regularExpression)
+            else { return false }
+            base = String(line[range])
+            return true
+        }
+        let api = try #require(base, "no API address in the worker's log")
+        let common = ["--url", api, "--token-file", tokenFile]
+        func cli(_ arguments: [String]) async throws -> ProcessOutput {
+            try await runProgram(try unotify(), ["server"] + arguments.prefix(1) + common + arguments.dropFirst())
+        }
+        let gone = registration("gone", zone: "Asia/Tokyo")
+        side.answer(.unregistered, token: gone.token)
+        for device in [registration("paris", zone: "Europe/Paris"), gone] {
+            let registered = try await cli([
+                "register", device.id, "--token", device.token.description, "--topic", device.topic,
+                "--environment", "development", "--time-zone", device.timeZoneIdentifier,
+            ])
+            #expect(registered.status == 0, "\(registered.stderr)")
+        }
+        let devices = try await cli(["devices"])
+        #expect(devices.stdout.contains("paris  development  Europe/Paris") && devices.stdout.contains("gone"))
+
+        // Scheduled by options: a daily 9:00 (floating: the device's zone) and one in 2 seconds for each device.
+        let daily = try await cli(["schedule", "--device", "paris", "--id", "morning", "--title", "Bonjour", "--hour", "9", "--repeats"])
+        #expect(daily.status == 0, "\(daily.stderr)")
+        #expect(daily.stdout.contains("scheduled morning for paris, next fire"))
+        let soon = try await cli(["schedule", "--device", "paris", "--device", "gone", "--id", "soon", "--title", "Now", "--in", "2"])
+        #expect(soon.stdout.contains("scheduled soon for 2 of 2 devices"), "\(soon.stdout) \(soon.stderr)")
+        let listed = try await cli(["list", "paris"])
+        #expect(listed.stdout.contains("morning") && listed.stdout.contains("Bonjour"))
+
+        // Delivered: one 200 (paris) and one 410 (gone, now inactive); the status says so.
+        #expect(await eventually(within: 60) { side.received.count >= 2 })
+        // The worker records an answer just after the endpoint saw the request: ask until both are counted.
+        var figures: [String: Any] = [:]
+        _ = await eventually(within: 30) {
+            guard let status = try? await cli(["status", "--json"]),
+                let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            else { return false }
+            figures = object
+            // The engine records a fire just after the answer is counted: the database catches up a moment later.
+            let devices = (object["cluster"] as? [String: Any])?["devices"] as? [String: Int]
+            return (object["worker"] as? [String: Any])?["answers"] as? [String: Int] == ["Success": 1, "Unregistered": 1]
+                && (object["cluster"] as? [String: Any])?["pending"] as? Int == 1 && devices?["inactive"] == 1
+        }
+        let answers = (figures["worker"] as? [String: Any])?["answers"] as? [String: Int]
+        #expect(answers == ["Success": 1, "Unregistered": 1], "\(figures)")
+        let cluster = try #require(figures["cluster"] as? [String: Any])
+        #expect(cluster["pending"] as? Int == 1)  // the daily request
+        #expect(cluster["devices"] as? [String: Int] == ["active": 1, "inactive": 1])
+        let text = try await cli(["status"])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("APNs answers   Success 1, Unregistered 1"), "\(text.stdout)")
+        #expect(text.stdout.contains("devices        1 active, 1 inactive"))
+
+        #expect(try await cli(["cancel", "paris", "morning"]).stdout.contains("cancelled morning for paris"))
+        // Bad input: a clear line and status 1, nothing changed.
+        let unknown = try await cli(["cancel", "paris", "morning"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("404 UnknownRequest"), "\(unknown.stderr)")
+        let inactive = try await cli(["schedule", "--device", "gone", "--id", "x", "--in", "60"])
+        #expect(inactive.status == 1 && inactive.stderr.contains("409 InactiveDevice"), "\(inactive.stderr)")
+        let wrongToken = side.folder.appendingPathComponent("wrong.token").path
+        try "not-the-token-at-all".write(toFile: wrongToken, atomically: true, encoding: .utf8)
+        let refused = try await runProgram(try unotify(), ["server", "status", "--url", api, "--token-file", wrongToken])
+        #expect(refused.status == 1 && refused.stderr.contains("401 Unauthorized"), "\(refused.stderr)")
+        let badURL = try await runProgram(try unotify(), ["server", "status", "--url", "ftp://x", "--token-file", tokenFile])
+        #expect(badURL.status != 0 && badURL.stderr.contains("--url takes an http://"))
+        let noTrigger = try await cli(["schedule", "--device", "paris", "--id", "y", "--in", "5", "--hour", "9"])
+        #expect(noTrigger.status != 0 && noTrigger.stderr.contains("not both"))
+
+        kill(worker.processIdentifier, SIGTERM)
+        await withCheckedContinuation { continuation in
+            Thread {
+                worker.waitUntilExit()
+                continuation.resume()
+            }.start()
+        }
+        #expect(worker.terminationStatus == 0)
         await side.stop()
     }
 }

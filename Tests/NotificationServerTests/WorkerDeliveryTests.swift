@@ -118,6 +118,23 @@ struct WorkerDeliveryTests {
             #expect(side.received.filter { $0.topic == refused.topic }.count == 1)
             let history = try await a.store.history(appID: "device:refused", limit: 10)
             #expect(history.map(\.outcome) == [.skipped])
+
+            // The figures add up to what the endpoint saw: the workers' answers together, and the database's.
+            let figures = [a, b].map { $0.presenter.metrics.snapshot(at: clock.now) }
+            let answers = figures.reduce(into: [String: Int]()) { total, worker in
+                total.merge(worker.answers, uniquingKeysWith: +)
+            }
+            #expect(answers == ["Success": ok.count * 4, "Unregistered": 1, "BadTopic": 1])
+            // Each fire was sent at its due instant on the manual clock: no lateness.
+            #expect(figures.compactMap(\.latenessP99).allSatisfy { $0 == 0 })
+            let cluster = try await a.store.clusterStatistics(at: clock.now, window: 600)
+            #expect(cluster.pending == 0 && cluster.dueBacklog == 0 && cluster.claimed == 0)
+            #expect(cluster.activeDevices == ok.count + 1 && cluster.inactiveDevices == 1)
+            #expect(cluster.outcomes["delivered"] == ok.count * 4)
+            #expect(cluster.outcomes["skipped"] == 2)
+            #expect(cluster.deadLetters == ["BadTopic": 1])
+            #expect(cluster.latenessP50 == 0 && cluster.latenessP99 == 0)
+            #expect(cluster.deliveriesPerSecond == Double(ok.count * 4) / 600)
         }
         await side.stop()
     }

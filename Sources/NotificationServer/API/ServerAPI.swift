@@ -16,6 +16,9 @@ import ServiceLifecycle
 ///
 /// | route | what it does |
 /// |---|---|
+/// | `GET /v1/status` | this worker's figures and the cluster's (``WorkerStatistics``, `ClusterStatistics`) |
+/// | `GET /metrics` | the same in Prometheus's text format |
+/// | `GET /v1/devices` | every device (`?active=true`: active ones only) |
 /// | `PUT /v1/devices/{id}` | registers or updates a device (`token`, `topic`, `environment`, `timeZone`, `locale`) |
 /// | `GET /v1/devices/{id}` | the device |
 /// | `DELETE /v1/devices/{id}` | removes the device and its pending requests |
@@ -33,6 +36,7 @@ import ServiceLifecycle
 /// ```
 public struct ServerAPI: Sendable {
     let devices: DeviceScheduler
+    let metrics: ServerMetrics
     let token: String
     /// Address and limits.
     public let configuration: ServerAPIConfiguration
@@ -44,12 +48,14 @@ public struct ServerAPI: Sendable {
     ///   - devices: The device registry and scheduling API the routes call.
     ///   - token: The bearer token every request must bring.
     ///   - configuration: Address and limits.
+    ///   - metrics: The worker's figures, for `/v1/status` and `/metrics` (its presenter's ``APNsPresenter/metrics``).
     ///   - logger: Where failures are logged.
     public init(
         devices: DeviceScheduler, token: String, configuration: ServerAPIConfiguration = ServerAPIConfiguration(),
-        logger: Logger = Logger(label: "unotifyd.api")
+        metrics: ServerMetrics = ServerMetrics(), logger: Logger = Logger(label: "unotifyd.api")
     ) {
         self.devices = devices
+        self.metrics = metrics
         self.token = token
         self.configuration = configuration
         self.logger = logger
@@ -59,6 +65,25 @@ public struct ServerAPI: Sendable {
     public func router() -> Router<ServerAPIRequestContext> {
         let router = Router(context: ServerAPIRequestContext.self)
         router.add(middleware: ServerAPIGuard(token: token, logger: logger))
+        router.get("/v1/status") { _, _ in
+            let now = devices.scheduler.clock.now
+            let cluster = try await call { try await devices.store.clusterStatistics(at: now) }
+            return Self.json(.ok, ServerAPIJSON.json(worker: metrics.snapshot(at: now), cluster: cluster))
+        }
+        router.get("/metrics") { _, _ in
+            let cluster = try await call { try await devices.store.clusterStatistics(at: devices.scheduler.clock.now) }
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition(cluster: cluster))))
+        }
+        router.get("/v1/devices") { request, _ in
+            let active = request.uri.queryParameters.get("active")
+            guard active == nil || active == "true" || active == "false" else {
+                throw ServerAPIError.badRequest("active must be true or false")
+            }
+            let list = try await call { try await devices.devices(activeOnly: active == "true") }
+            return Self.json(.ok, ["devices": list.sorted { $0.id < $1.id }.map(ServerAPIJSON.json)])
+        }
         router.put("/v1/devices/:id") { request, context in
             let id = try Self.parameter("id", context)
             let registration = try ServerAPIJSON.registration(id: id, try await body(request))

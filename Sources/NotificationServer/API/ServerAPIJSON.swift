@@ -126,6 +126,25 @@ enum ServerAPIJSON {
         ]
     }
 
+    /// A worker's and the cluster's figures as `/v1/status` shows them; a percentile over no delivery is left out.
+    static func json(worker: WorkerStatistics, cluster: ClusterStatistics) -> [String: Any] {
+        var workerObject: [String: Any] = [
+            "name": worker.worker, "answers": worker.answers, "deliveriesPerSecond": worker.deliveriesPerSecond,
+        ]
+        workerObject["latenessP50"] = worker.latenessP50
+        workerObject["latenessP99"] = worker.latenessP99
+        var clusterObject: [String: Any] = [
+            "date": cluster.date.ISO8601Format(), "windowSeconds": cluster.window, "pending": cluster.pending,
+            "dueBacklog": cluster.dueBacklog, "claimed": cluster.claimed,
+            "devices": ["active": cluster.activeDevices, "inactive": cluster.inactiveDevices],
+            "outcomes": cluster.outcomes, "deliveriesPerSecond": cluster.deliveriesPerSecond,
+            "deadLetters": cluster.deadLetters,
+        ]
+        clusterObject["latenessP50"] = cluster.latenessP50
+        clusterObject["latenessP99"] = cluster.latenessP99
+        return ["worker": workerObject, "cluster": clusterObject]
+    }
+
     /// A pending request as the API shows it: its fields as sent, and when it fires next.
     static func json(_ pending: PendingRequest) -> [String: Any] {
         let content = pending.spec.content

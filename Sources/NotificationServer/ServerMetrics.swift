@@ -1,0 +1,137 @@
+import Foundation
+import NotificationStorePostgres
+import Prometheus
+import Synchronization
+
+/// One worker's own figures: APNs answers by reason, deliveries, lateness; kept in memory for `/v1/status` and
+/// exported with the cluster's (read from the database at each scrape) in Prometheus's text format on `/metrics`.
+///
+/// Each worker has its own registry (no process-wide `MetricsSystem` bootstrap), so several workers in one process,
+/// as in the tests, keep their figures apart. Prometheus sums the workers' counters; the cluster gauges are the
+/// same on every worker, so take `max` (or any one worker's) of them.
+///
+/// ```swift
+/// let metrics = ServerMetrics(worker: "worker-1")
+/// metrics.recordAnswer("Success", lateness: 0.004, at: clock.now)
+/// print(metrics.snapshot(at: clock.now).answers)   // ["Success": 1]
+/// ```
+public final class ServerMetrics: Sendable {
+    /// This worker's name in the figures (the `worker` label): its host name and process id by default.
+    public let worker: String
+    /// The registry `/metrics` emits.
+    public let registry: PrometheusCollectorRegistry
+    private let state = Mutex(State())
+    private let deliveries: Counter
+    private let lateness: ValueHistogram
+
+    /// The number of recent deliveries the worker's lateness percentiles are computed from.
+    public static let latenessSamples = 1_000
+    /// The window, in seconds, the worker's deliveries per second cover.
+    public static let rateWindow: TimeInterval = 60
+    /// Lateness buckets, in seconds: from a millisecond to an hour.
+    public static let latenessBuckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 3600]
+
+    private struct State {
+        var answers: [String: Int] = [:]
+        var recentLateness: [TimeInterval] = []
+        var nextSample = 0
+        var recentDeliveries: [Date] = []
+    }
+
+    /// Creates a worker's figures.
+    ///
+    /// - Parameter worker: The worker's name in the figures; `host:pid` by default.
+    public init(worker: String = "\(ProcessInfo.processInfo.hostName):\(getpid())") {
+        self.worker = worker
+        registry = PrometheusCollectorRegistry()
+        deliveries = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "worker_deliveries", unitName: "total",
+                helpText: "Notifications APNs accepted from this worker."),
+            labels: [("worker", worker)])
+        lateness = registry.makeValueHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "worker_delivery_lateness", unitName: "seconds",
+                helpText: "From a fire's due instant to APNs's acceptance, on this worker."),
+            labels: [("worker", worker)], buckets: Self.latenessBuckets)
+    }
+
+    /// Records one answer for one attempt at a fire.
+    ///
+    /// - Parameters:
+    ///   - reason: `Success` for a 200, APNs's reason for a refusal (`BadDeviceToken`, `Unregistered`, ...), or what
+    ///   the worker saw instead (`GaveUp` after the client's retries, `ClientRefused` before sending).
+    ///   - lateness: For a success, how late the notification left, in seconds.
+    ///   - date: When (the worker's clock).
+    public func recordAnswer(_ reason: String, lateness seconds: TimeInterval? = nil, at date: Date) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "worker_apns_answers", unitName: "total",
+                helpText: "APNs answers this worker received, by reason (Success for a 200)."),
+            labels: [("worker", worker), ("reason", reason)]
+        ).increment()
+        guard reason == "Success" else {
+            state.withLock { $0.answers[reason, default: 0] += 1 }
+            return
+        }
+        deliveries.increment()
+        if let seconds { lateness.record(max(0, seconds)) }
+        state.withLock { state in
+            state.answers[reason, default: 0] += 1
+            state.recentDeliveries.append(date)
+            let horizon = date.addingTimeInterval(-Self.rateWindow)
+            if let first = state.recentDeliveries.firstIndex(where: { $0 > horizon }), first > 0 {
+                state.recentDeliveries.removeFirst(first)
+            }
+            guard let seconds else { return }
+            if state.recentLateness.count < Self.latenessSamples {
+                state.recentLateness.append(seconds)
+            } else {
+                state.recentLateness[state.nextSample] = seconds
+            }
+            state.nextSample = (state.nextSample + 1) % Self.latenessSamples
+        }
+    }
+
+    /// This worker's figures now.
+    ///
+    /// - Parameter date: "Now" (the worker's clock).
+    public func snapshot(at date: Date) -> WorkerStatistics {
+        state.withLock { state in
+            let horizon = date.addingTimeInterval(-Self.rateWindow)
+            let recent = state.recentDeliveries.count { $0 > horizon && $0 <= date }
+            let sorted = state.recentLateness.sorted()
+            return WorkerStatistics(
+                worker: worker, answers: state.answers, deliveriesPerSecond: Double(recent) / Self.rateWindow,
+                latenessP50: Self.percentile(0.5, of: sorted), latenessP99: Self.percentile(0.99, of: sorted))
+        }
+    }
+
+    /// The Prometheus text exposition of this worker's figures and of `cluster`'s.
+    ///
+    /// - Parameter cluster: The database's figures, read for this scrape.
+    public func exposition(cluster: ClusterStatistics) -> String {
+        func gauge(_ name: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
+            registry.makeGauge(
+                descriptor: MetricNameDescriptor(namespace: "unotify", metricName: name, unitName: "", helpText: help),
+                labels: labels
+            ).set(value)
+        }
+        gauge("cluster_pending", "Requests waiting for a fire, over every device.", Double(cluster.pending))
+        gauge("cluster_due_backlog", "Due fires no worker has delivered or claimed yet.", Double(cluster.dueBacklog))
+        gauge("cluster_claimed", "Due fires a worker holds a live claim on.", Double(cluster.claimed))
+        gauge("cluster_devices", "Registered devices.", Double(cluster.activeDevices), labels: [("state", "active")])
+        gauge("cluster_devices", "Registered devices.", Double(cluster.inactiveDevices), labels: [("state", "inactive")])
+        gauge(
+            "cluster_deliveries_per_second", "Delivered fires per second over the last minute, every worker together.",
+            cluster.deliveriesPerSecond)
+        return registry.emitToString()
+    }
+
+    /// The nearest-rank percentile of sorted values, or `nil` without values.
+    static func percentile(_ fraction: Double, of sorted: [TimeInterval]) -> TimeInterval? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(sorted.count, max(1, rank)) - 1]
+    }
+}

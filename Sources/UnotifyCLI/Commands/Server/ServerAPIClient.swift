@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Calls a server-mode worker's HTTP API: JSON in and out, the API's `{"reason", "detail"}` errors turned into one
+/// clear line.
+struct ServerAPIClient {
+    let base: URL
+    let token: String
+
+    /// What the API answered.
+    struct Answer {
+        var status: Int
+        /// The body as JSON (`nil` for an empty body, as 204 has).
+        var json: Any?
+    }
+
+    /// Sends one request and returns a 2xx answer.
+    ///
+    /// - Parameters:
+    ///   - method: `GET`, `PUT`, `POST` or `DELETE`.
+    ///   - path: The path below the base address, with its segments already percent-encoded.
+    ///   - body: A JSON object to send.
+    /// - Throws: ``CLIError`` with the API's reason and detail for a 4xx or 5xx, or what stopped the connection.
+    func send(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Answer {
+        guard let url = URL(string: path, relativeTo: base) else { throw CLIError("cannot make an address of \(path)") }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])))
+        }
+        let data: Data
+        let status: Int
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            status = Int(response.status.code)
+            data = Data(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+        } catch {
+            throw CLIError("cannot reach the server API at \(base.absoluteString): \(error)")
+        }
+        let json = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)
+        guard (200..<300).contains(status) else {
+            let object = json as? [String: Any]
+            let reason = object?["reason"] as? String ?? "HTTP \(status)"
+            let detail = object?["detail"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)
+            throw CLIError("the server answered \(status) \(reason): \(detail)")
+        }
+        return Answer(status: status, json: json)
+    }
+
+    /// A path segment, percent-encoded (a device or request identifier may hold `/` or spaces).
+    static func segment(_ value: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}
