@@ -229,7 +229,9 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationStoreSQLiteTests",
-            dependencies: ["NotificationStoreSQLite", "PowerCutFixture", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "NotificationStoreSQLite", "PowerCutFixture", "TestPrograms", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // The store conformance suite: the same behavioural tests against the SQLite and the PostgreSQL store.
         .testTarget(
@@ -260,11 +262,14 @@ let package = Package(
         ),
         .testTarget(name: "OpenUserNotificationsTests", dependencies: ["OpenUserNotificationsTesting", "NotificationDelivery"]),
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
-        .testTarget(name: "UnotifyCLITests", dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting"]),
+        .testTarget(
+            name: "UnotifyCLITests",
+            dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting", "TestPrograms"]),
         .testTarget(
             name: "NotificationWebCenterTests",
             dependencies: [
                 "NotificationWebCenter", "NotificationDaemon", "OpenUserNotificationsTesting", "NotificationStoreSQLite",
+                "TestPrograms",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -276,7 +281,7 @@ let package = Package(
             dependencies: [
                 "NotificationDesktop", "DBusKit", "NotificationSound", "OpenUserNotificationsTesting",
                 "NotificationStoreSQLite", "NotificationPlatform", "MessageServiceFixture", "RichNotificationFixture",
-                "TestImageServer",
+                "TestImageServer", "TestPrograms",
             ]
         ),
         .testTarget(name: "NotificationSoundTests", dependencies: ["NotificationSound", "NotificationPlatform"]),
@@ -302,7 +307,7 @@ let package = Package(
             name: "NotificationPushTests",
             dependencies: [
                 "NotificationPush", "OpenUserNotificationsTesting", "OpenIntents", "ServiceExtensionFixture",
-                "RichNotificationFixture", "MessageServiceFixture", "TestImageServer",
+                "RichNotificationFixture", "MessageServiceFixture", "TestImageServer", "TestPrograms",
             ]
         ),
         // An HTTP server on 127.0.0.1 serving Tests/Fixtures/Images, for the push and desktop download tests.
@@ -319,7 +324,7 @@ let package = Package(
         .target(name: "PostgresTestServer", dependencies: ["NotificationPlatform"], path: "Tests/Support/PostgresServer"),
         // Child processes for tests (run off the concurrency pool, killed after a timeout), temporary folders, and
         // openssl's test certificates and provider keys: shared by the push gateway's and the provider client's tests.
-        .target(name: "TestPrograms", path: "Tests/Support/TestPrograms"),
+        .target(name: "TestPrograms", dependencies: ["CNotificationPlatform"], path: "Tests/Support/TestPrograms"),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(
             name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],
@@ -354,6 +359,7 @@ let package = Package(
             dependencies: [
                 "UnotifyCLI", "NotificationDaemon", "OpenUserNotificationsTesting", "OpenUserNotificationsLegacy",
                 "NotificationGeoClue", "NotificationPush", "NotificationEngine", "OpenIntents", "NotificationAPNsProvider",
+                "TestPrograms",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

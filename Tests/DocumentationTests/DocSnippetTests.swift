@@ -3,6 +3,7 @@ import Foundation
 import NotificationDaemon
 import Testing
 import UnotifyCLI
+import TestPrograms
 
 /// Every command and code sample in README.md and docs/ is checked here, so that a stale line fails the suite:
 ///
@@ -71,7 +72,7 @@ struct DocSnippetTests {
             ?? ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let interpreter = try #require(python, "no python3 to parse the Python samples with")
         for block in try Repository.documents().flatMap(\.blocks) where block.language == "python" {
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: interpreter)
             process.arguments = ["-c", "import ast, sys; ast.parse(sys.stdin.read())"]
             let input = Pipe(), errors = Pipe()

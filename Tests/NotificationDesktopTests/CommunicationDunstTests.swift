@@ -7,6 +7,7 @@ import NotificationPlatform
 import OpenUserNotifications
 import OpenUserNotificationsTesting
 import Testing
+import TestPrograms
 
 /// A messaging app's iOS service extension (Tests/Fixtures/MessageServiceFixture: INSendMessageIntent,
 /// `updating(from:)`) run by the engine on a push, shown by a real dunst: the sender's name as the summary and the
@@ -68,7 +69,7 @@ struct CommunicationDunstTests {
     /// Photographs the desktop's display with ImageMagick's `import`, cropped to dunst's corner.
     func screenshot(_ desktop: PrivateDesktop, to path: String) throws {
         guard let tool = SpawnedProcess.executable(named: "import") else { return }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["-window", "root", "-crop", "354x148+670+40", "+repage", path]
         process.environment = desktop.environment

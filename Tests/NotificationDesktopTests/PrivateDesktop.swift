@@ -4,6 +4,7 @@ import NotificationPlatform
 
 #if os(Linux)
 import Glibc
+import TestPrograms
 #else
 #error("NotificationDesktopTests: unsupported operating system")
 #endif
@@ -121,7 +122,7 @@ final class PrivateDesktop {
     /// Runs `dunstctl` against this desktop and returns its standard output.
     @discardableResult
     func dunstctl(_ arguments: String...) throws -> String {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = SpawnedProcess.executable(named: "dunstctl").map(URL.init(fileURLWithPath:))
         process.arguments = arguments
         process.environment = environment

@@ -13,7 +13,7 @@ func builtExecutable(_ name: String) throws -> String {
 }
 
 /// Ends a process with SIGKILL and waits for it on a thread of its own.
-func killAndWait(_ process: Process) async {
+func killAndWait(_ process: TestProcess) async {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     await withCheckedContinuation { continuation in
         Thread {
@@ -119,7 +119,7 @@ struct DaemonEndToEndTests {
             "OPENUN_SOCKET": folder.appendingPathComponent("run/d.sock").path,
             "OPENUN_STORE": folder.appendingPathComponent("store.sqlite").path,
         ]
-        let daemon = Process()
+        let daemon = TestProcess()
         daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
         daemon.arguments = [
             "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "127.0.0.1:0",
@@ -231,7 +231,7 @@ struct DaemonEndToEndTests {
                 "OPENUN_SOCKET": folder.appendingPathComponent("run-\(run)/d.sock").path,
                 "OPENUN_STORE": folder.appendingPathComponent("store-\(run).sqlite").path,
             ]
-            let daemon = Process()
+            let daemon = TestProcess()
             daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
             daemon.arguments = [
                 "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "off",

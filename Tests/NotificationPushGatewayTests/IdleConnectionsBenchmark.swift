@@ -46,11 +46,11 @@ struct IdleConnectionsBenchmark {
     }
 
     /// Runs the holder for `count` connections; returns it once they are all open (with its stdin to close).
-    static func hold(_ count: Int, port: Int, cafile: String?, python: String) async throws -> (Process, Pipe) {
+    static func hold(_ count: Int, port: Int, cafile: String?, python: String) async throws -> (TestProcess, Pipe) {
         let folder = try temporaryFolder("gw-idle-script")
         let script = folder.appendingPathComponent("hold.py")
         try Data(holderScript.utf8).write(to: script)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script.path, "\(port)", "\(count)"] + (cafile.map { [$0] } ?? [])
         let input = Pipe(), output = Pipe()
@@ -75,7 +75,7 @@ struct IdleConnectionsBenchmark {
         let count = Int(ProcessInfo.processInfo.environment["OPENUN_BENCH_COUNT"] ?? "") ?? 1_000
         var rows: [String] = []
         for tls in [false, true] {
-            let daemon = Process()
+            let daemon = TestProcess()
             daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
             daemon.arguments =
                 [

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// The `unotify` built next to this test bundle (`swift build --build-tests` builds it too).
 private func unotify() throws -> URL {
@@ -19,7 +20,7 @@ private func unotify() throws -> URL {
 
 /// Runs `unotify` in embedded mode on a store and returns its status, output and errors.
 private func run(_ arguments: [String], store: String, stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = try unotify()
     process.arguments = arguments + ["--store", store, "--mode", "embedded"]
     var environment = ProcessInfo.processInfo.environment

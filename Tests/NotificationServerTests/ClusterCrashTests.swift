@@ -7,6 +7,7 @@ import NotificationStorePostgres
 import PostgresNIO
 import PostgresTestServer
 import Testing
+import TestPrograms
 
 /// Three real `unotifyd --server` workers on one database, one of them killed with SIGKILL in the middle of a burst:
 /// what a crash costs (docs/server-mode.md, "What a crash costs").
@@ -27,7 +28,7 @@ struct ClusterCrashTests {
 
     /// One started worker: its process and its log file (where it names the owner its claims carry).
     struct Worker {
-        var process: Process
+        var process: TestProcess
         var log: URL
     }
 
@@ -149,7 +150,7 @@ struct ClusterCrashTests {
 
     /// Starts worker `index` with a short lease, logging at info level (its owner name) into the side's folder.
     func start(index: Int, url: String, side: DeviceSide) throws -> Worker {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = try ServerProcessTests().unotifyd()
         process.arguments = [
             "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
@@ -192,7 +193,7 @@ struct ClusterCrashTests {
     }
 
     /// Waits (on a thread of its own) until every process has exited.
-    static func waitForExit(_ processes: [Process]) async {
+    static func waitForExit(_ processes: [TestProcess]) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread {
                 for process in processes { process.waitUntilExit() }

@@ -27,9 +27,9 @@ struct ServerProcessTests {
         let server = try await PostgresTestServer.shared()
         let database = try await server.makeDatabase()
         let url = "postgres://\(server.user)@/\(database)?host=\(server.socketDirectory)"
-        var workers: [Process] = []
+        var workers: [TestProcess] = []
         for index in 0..<2 {
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = try unotifyd()
             process.arguments = [
                 "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
@@ -102,7 +102,7 @@ struct ServerProcessTests {
         try "cli-test-token-0123456789".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let log = side.folder.appendingPathComponent("worker.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let worker = Process()
+        let worker = TestProcess()
         worker.executableURL = try unotifyd()
         worker.arguments = [
             "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,

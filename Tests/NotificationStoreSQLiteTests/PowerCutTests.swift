@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// Power cuts, not only kill -9: the store over a file layer that drops every write not yet synced
 /// (Tests/Support/CPowerCutVFS), cut at 1,000 random points during adds, replacements and deliveries, by the
@@ -21,7 +22,7 @@ struct PowerCutTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("powercut-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: try Self.fixture())
         process.arguments = [folder.appendingPathComponent("store.sqlite").path, "20261125", "1000"]
         let output = Pipe()

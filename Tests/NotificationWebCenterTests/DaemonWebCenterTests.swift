@@ -7,6 +7,7 @@ import NotificationStoreSQLite
 import NotificationWebCenter
 import OpenUserNotificationsTesting
 import Testing
+import TestPrograms
 
 /// The daemon serves the center on a real port, publishes its link beside the socket, and `unotify center` prints it.
 @Suite("Web center in the daemon", .serialized)
@@ -111,7 +112,7 @@ struct DaemonWebCenterTests {
 
 /// Runs a program to its end, off the concurrency pool, and returns its status and output.
 func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = executable
     process.arguments = arguments
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString)")

@@ -5,6 +5,7 @@ import NotificationStoreSQLite
 import NotificationWebCenter
 import OpenUserNotificationsTesting
 import Testing
+import TestPrograms
 
 /// The Python with Selenium that scripts/test makes (or `OPENUN_PYTHON`), when Chromium and its driver are installed.
 let browserPython: String? = {
@@ -146,12 +147,12 @@ struct WebCenterBrowserTests {
 
 /// A child process whose standard output is read line by line as it arrives.
 final class LineReadingProcess: Sendable {
-    private let process: Process
+    private let process: TestProcess
     private let output = Shared("")
     private let errorText = Shared("")
 
     init(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let out = Pipe(), err = Pipe()

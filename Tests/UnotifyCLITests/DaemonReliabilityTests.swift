@@ -8,6 +8,7 @@ import NotificationStoreSQLite
 import OpenUserNotificationsTesting
 import Synchronization
 import Testing
+import TestPrograms
 
 /// A `unotifyd` process on a private socket and store, restartable.
 final class DaemonProcess: Sendable {
@@ -372,7 +373,7 @@ struct DaemonReliabilityTests {
                 data = b''
             print("closed" if data == b'' else "answered: " + data.decode())
             """
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket, Self.hello]
         let output = Pipe()
@@ -613,7 +614,7 @@ enum Mount {
 
     @discardableResult
     static func run(_ arguments: [String], command: String = "/bin/mount") -> Bool {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: command)
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice

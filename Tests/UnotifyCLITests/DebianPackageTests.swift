@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestPrograms
 
 /// The Debian package of packaging/deb/build.sh, unpacked into a temporary root (`dpkg -x`): its commands run, its
 /// man pages open, its completions load, its systemd units start the installed daemon.
@@ -16,7 +17,7 @@ struct DebianPackageTests {
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
         -> (status: Int32, output: String)
     {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": FileManager.default.temporaryDirectory.path, "LANG": "C.UTF-8"]

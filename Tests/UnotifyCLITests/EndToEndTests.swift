@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestPrograms
 
 /// A built executable of the package (`unotify`, `unotifyd`), next to the test bundle.
 func builtExecutable(_ name: String) throws -> URL {
@@ -22,7 +23,7 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
 
 /// A running `unotify` process whose output is collected as it arrives.
 final class RunningCommand: Sendable {
-    let process: Process
+    let process: TestProcess
     private let output = Collected()
     private let errors = Collected()
 
@@ -39,7 +40,7 @@ final class RunningCommand: Sendable {
         _ arguments: [String], environment: [String: String], executable: String = "unotify",
         inheritsEnvironment: Bool = true
     ) throws {
-        process = Process()
+        process = TestProcess()
         process.executableURL =
             executable.hasPrefix("/") ? URL(fileURLWithPath: executable) : try builtExecutable(executable)
         process.arguments = arguments

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import UnotifyCLI
+import TestPrograms
 
 /// `unotify import`: many requests from JSON Lines, with add's options as keys.
 @Suite("unotify import")
@@ -100,7 +101,7 @@ struct ImportCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lines = (1...25).map { #"{"id": "r\#($0)", "title": "R\#($0)", "in": "\#($0)m"}"# }
         let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_PENDING_CAP": "20"]
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = try builtExecutable("unotify")
         process.arguments = ["import", "-", "--batch-size", "7", "--json"]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

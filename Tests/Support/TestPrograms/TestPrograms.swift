@@ -37,7 +37,7 @@ public struct ProgramFailure: Error, CustomStringConvertible {
 public func runProgram(
     _ path: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60
 ) async throws -> ProcessOutput {
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
