@@ -35,6 +35,8 @@ final class DeviceSide: Sendable {
         var received: [Received] = []
         var byToken: [String: APNsReason] = [:]
         var byTopic: [String: APNsReason] = [:]
+        /// How long the endpoint takes before it answers (an APNs round trip), none by default.
+        var answerDelay: Duration?
     }
 
     /// A value behind a lock, shared with the endpoint's responder.
@@ -61,6 +63,7 @@ final class DeviceSide: Sendable {
             let apnsID = header("apns-id")
             let payload = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
             let alert = (payload?["aps"] as? [String: Any])?["alert"] as? [String: Any]
+            if let delay = state.withLock({ $0.answerDelay }) { try? await Task.sleep(for: delay) }
             return state.withLock { state in
                 let reason = state.byToken[token] ?? state.byTopic[topic]
                 state.received.append(
@@ -73,6 +76,9 @@ final class DeviceSide: Sendable {
         }
         port = try await endpoint.start()
     }
+
+    /// Makes the endpoint wait `delay` before each answer, as a distant APNs would (`nil`: at once).
+    func delayAnswers(by delay: Duration?) { state.withLock { $0.answerDelay = delay } }
 
     /// Makes the endpoint answer `reason` (or 200, for `nil`) to a token.
     func answer(_ reason: APNsReason?, token: String) { state.withLock { $0.byToken[token] = reason } }
