@@ -76,6 +76,7 @@ public struct DaemonServerMode: Sendable {
             logger.info("server-mode worker running", metadata: ["owner": "\(store.owner)"])
             var engine = EngineConfiguration()
             engine.claimLease = claimLease
+            engine.claimBatch = ServerWorker.claimBatch
             // The worker's figures carry the name its claims carry.
             let metrics = ServerMetrics(worker: store.owner)
             let worker = ServerWorker(

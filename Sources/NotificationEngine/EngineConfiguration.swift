@@ -22,6 +22,11 @@ public struct EngineConfiguration: Sendable {
     /// it again.
     public var claimLease: TimeInterval
 
+    /// How many due requests one pass of the loop claims at most (values below 1 count as 1). 256 by default: one
+    /// engine on its own store spends fewer transactions on a burst. Engines sharing a store (server-mode workers)
+    /// share a burst better with a smaller batch, and one that crashes leaves fewer claims to wait out.
+    public var claimBatch: Int = 256
+
     /// How long before a request's due instant the running loop (``NotificationScheduler/run()``) claims it and reads
     /// what presenting it needs, so that at the instant it only presents: the durable claim and the reads then cost
     /// the notification no lateness. A request removed or replaced in between is not delivered; one whose fire date

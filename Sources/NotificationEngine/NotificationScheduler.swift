@@ -38,7 +38,6 @@ public actor NotificationScheduler {
     var serviceExtensionState = ServiceExtensionState()
 
     private static let planZoneKey = "plan.timeZone"
-    private static let claimBatch = 256
     /// The loop does no store work within this many seconds before a held request's due instant: it does not wake
     /// to claim then, requests due that close after one presented are presented before any is recorded, and a claim
     /// ahead does not stop between two requests due that close together. Longer than recording a fire and one pass
@@ -361,8 +360,8 @@ public actor NotificationScheduler {
             let claimed: [PendingRequest]
             do {
                 claimed = try await store.claimDue(
-                    at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease), limit: Self.claimBatch,
-                    appID: configuration.deliveryScope)
+                    at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease),
+                    limit: max(1, configuration.claimBatch), appID: configuration.deliveryScope)
             } catch {
                 logger.error("could not read due requests: \(error)")
                 claimFailedAt = now
@@ -474,7 +473,7 @@ public actor NotificationScheduler {
     /// what presenting it needs.
     /// - Returns: How many requests were claimed.
     private func claimAhead(dueBy horizon: Date) async -> Int {
-        guard configuration.claimAhead > 0, held.count < Self.claimBatch else { return 0 }
+        guard configuration.claimAhead > 0, held.count < max(1, configuration.claimBatch) else { return 0 }
         // Nothing falls due by the horizon: no write (see deliverDuePass).
         if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > horizon { return 0 }
         let now = clock.now
@@ -484,7 +483,7 @@ public actor NotificationScheduler {
         do {
             claimed = try await store.claimDue(
                 at: now, dueBy: horizon, leaseUntil: horizon.addingTimeInterval(configuration.claimLease),
-                limit: Self.claimBatch - held.count, appID: configuration.deliveryScope)
+                limit: max(1, configuration.claimBatch) - held.count, appID: configuration.deliveryScope)
         } catch {
             logger.error("could not claim requests falling due: \(error)")
             return 0
