@@ -14,15 +14,18 @@ struct DeliveredRoutes: Sendable {
         for app in try await center.knownApps() {
             let notifications = try await center.scheduler.deliveredNotifications(appID: app)
             guard !notifications.isEmpty else { continue }
+            let unread = try await center.readMarks.unread(appID: app, delivered: notifications)
             groups.append(
                 .init(
                     appID: app, notifications: notifications,
-                    categories: try await center.scheduler.categories(appID: app)))
+                    categories: try await center.scheduler.categories(appID: app),
+                    unread: Set(unread.map(\.identifier))))
         }
         let page = DeliveredPage(apps: groups, csrfToken: context.session?.csrfToken ?? "", format: center.format)
         return HTMLPage.response(
             HTMLPage.render(
-                title: "Delivered", current: .delivered, csrfToken: context.session?.csrfToken, body: page.render()))
+                title: "Delivered", current: .delivered, csrfToken: context.session?.csrfToken, body: page.render(),
+                unread: try await center.unreadTotal()))
     }
 
     /// `GET /attachments/:app/:notification/:index`: an image attachment of a listed notification, read from the
@@ -99,6 +102,29 @@ struct DeliveredRoutes: Sendable {
         }
         // Added first, removed second: the pending copy names the same attachment files, so they are kept.
         try await scheduler.removeDelivered(appID: app, identifiers: [identifier])
+        return .redirect(to: "/", type: .normal)
+    }
+
+    /// `POST /delivered/read` (`app` and `id`: one notification; `app` alone: all of the app's; neither: every
+    /// app's): marks delivered notifications read (``ReadMarks``). Nothing reaches the app, as on iOS, where
+    /// looking at a notification tells it nothing.
+    func markRead(context: WebCenterRequestContext) async throws -> Response {
+        let form = context.form
+        let apps: [String]
+        if let app = form["app"], !app.isEmpty {
+            apps = [app]
+        } else {
+            apps = try await center.scheduler.allApps().map(\.appID)
+        }
+        let identifier = form["id"].flatMap { $0.isEmpty ? nil : $0 }
+        if identifier != nil, form["app"] == nil {
+            throw WebCenterError(.badRequest, "the form has no 'app' field")
+        }
+        for app in apps {
+            let delivered = try await center.scheduler.deliveredNotifications(appID: app)
+            try await center.readMarks.markRead(
+                appID: app, identifiers: identifier.map { [$0] }, delivered: delivered)
+        }
         return .redirect(to: "/", type: .normal)
     }
 

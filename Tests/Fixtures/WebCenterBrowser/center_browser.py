@@ -72,6 +72,10 @@ try:
     image = driver.find_element(By.CSS_SELECTOR, 'article[data-id="photo"] img.attachment')
     assert driver.execute_script("return arguments[0].naturalWidth", image) > 0, "the attachment image did not load"
     wait.until(lambda d: d.find_element(By.ID, "live").text == "live")
+    # Every delivery is unread: the header counts them, as the daemon does.
+    unread = len(driver.find_elements(By.CSS_SELECTOR, "article.notification.unread"))
+    assert unread == 4, unread
+    assert driver.find_element(By.ID, "unread-total").text == str(unread), driver.find_element(By.ID, "unread-total").text
     shot("delivered")
 
     driver.get(base + "scheduled")
@@ -99,7 +103,14 @@ try:
     print("loaded", flush=True)
     wait.until(lambda d: present('article[data-id="live1"]'))
     assert driver.execute_script("return document.body.dataset.marker") == "same page", "the page was reloaded"
+    # The unread count follows live too (the stream's `unread` event).
+    wait.until(lambda d: d.find_element(By.ID, "unread-total").text == str(unread + 1))
     shot("live")
+
+    # Mark read: the dot goes and the count drops.
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="hostile"] button.mark-read').click())
+    wait.until(lambda d: not present('article.unread[data-id="hostile"]')
+               and d.find_element(By.ID, "unread-total").text == str(unread))
 
     # An action button, then a text-input action with a reply.
     settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="n1"] button.action').click())
@@ -126,6 +137,7 @@ try:
     wait.until(lambda d: d.current_url == base and not present('article[data-id="photo"]'))
     driver.get(base + "scheduled")
     assert present('tr[data-id="photo.snoozed"]'), driver.page_source
+
     print("done", flush=True)
 except Exception:
     # What the browser showed when a check failed: for the test's failure message.
