@@ -513,6 +513,9 @@ public actor NotificationDaemon {
         case .setServiceExtensionCommand(let command):
             try await scheduler.setServiceExtensionCommand(command, appID: app)
             return .done
+        case .setContentExtension(let declaration):
+            try await scheduler.setContentExtension(declaration, appID: app)
+            return .done
         case .deliverPush(let push):
             // The engine loop delivers it (woken by the store change), as for pushes from the APNs endpoint.
             let outcome = try await scheduler.deliverPush(push, appID: app, deliver: !configuration.runsEngineLoop)

@@ -42,6 +42,8 @@ public protocol NotificationBackend: Sendable {
     func detachServiceExtension(appID: String) async
     /// Declares (or with `nil` removes) the executable that runs the app's service extension.
     func setServiceExtensionCommand(_ command: [String]?, appID: String) async throws
+    /// Declares (or with `nil` removes) the app's content extension (its categories and executable).
+    func setContentExtension(_ declaration: ContentExtensionDeclaration?, appID: String) async throws
 }
 
 extension NotificationScheduler: NotificationBackend {

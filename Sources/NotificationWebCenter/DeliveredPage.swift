@@ -15,6 +15,8 @@ struct DeliveredPage {
         var categories: [CategorySpec]
         /// The identifiers of the notifications not marked read (``ReadMarks``).
         var unread: Set<String> = []
+        /// The content extension views of the notifications an extension draws, by identifier.
+        var extensionViews: [String: ContentExtensions.View] = [:]
 
         /// The name the app gave (its newest notification's), else its identifier.
         var displayName: String {
@@ -97,6 +99,15 @@ struct DeliveredPage {
                 "/attachments/\(app.appID.urlComponentEncoded)/\(id.urlComponentEncoded)/\(index)"
             html +=
                 "<img class=\"attachment\" src=\"\(source.htmlEscaped)\" alt=\"\(attachment.identifier.htmlEscaped)\">"
+        }
+        switch app.extensionViews[id] {
+        case .html?:
+            html += ContentExtensionFrame.iframe(app: app.appID, notification: id, title: content.title)
+        case .failed(let reason)?:
+            html += "<p class=\"extension-note\">The app's content extension could not draw this notification ("
+            html += "it \(reason.htmlEscaped)): its plain content is shown.</p>"
+        case nil:
+            break
         }
         html += "<div class=\"actions\">"
         html += form("/delivered/respond", app: app.appID, id: id, action: ResponseSpec.defaultActionIdentifier) {

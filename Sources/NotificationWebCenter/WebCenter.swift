@@ -31,6 +31,8 @@ public struct WebCenter: Sendable {
     let stopping = StopFlag()
     /// Which delivered notifications a person has read (kept in the engine's store).
     let readMarks: ReadMarks
+    /// The apps' content extensions: those registered in this process, and the executables apps declared.
+    public let contentExtensions: ContentExtensions
     let logger: Logger
 
     /// Creates a center over an engine.
@@ -51,6 +53,9 @@ public struct WebCenter: Sendable {
         self.configuration = configuration
         self.logger = logger
         readMarks = ReadMarks(store: scheduler.store)
+        contentExtensions = ContentExtensions(
+            store: scheduler.store, clock: scheduler.clock, timeout: configuration.contentExtensionTimeout,
+            maximumSize: configuration.contentExtensionMaximumSize)
     }
 
     /// The routes, behind the headers and access middleware.
@@ -74,6 +79,9 @@ public struct WebCenter: Sendable {
         router.post("/delivered/clear") { _, context in try await delivered.clear(context: context) }
         router.post("/delivered/snooze") { _, context in try await delivered.snooze(context: context) }
         router.post("/delivered/read") { _, context in try await delivered.markRead(context: context) }
+        router.get("/extension/:app/:notification") { _, context in
+            try await delivered.extensionView(context: context)
+        }
         let scheduled = ScheduledRoutes(center: self)
         router.get("/scheduled") { _, context in try await scheduled.page(context: context) }
         router.post("/scheduled/remove") { _, context in try await scheduled.remove(context: context) }

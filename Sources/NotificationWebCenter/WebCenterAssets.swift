@@ -92,6 +92,9 @@ enum WebCenterAssets {
         .unread-dot { display: inline-block; width: .55rem; height: .55rem; border-radius: 50%;
           background: var(--accent); margin-right: .4rem; }
         button.mark-read, button.mark-all-read { font-size: .85rem; }
+        iframe.extension-view { display: block; width: 100%; height: 9rem; margin-top: .5rem;
+          border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+        .extension-note { margin: .4rem 0 0; color: var(--muted); font-size: .85rem; font-style: italic; }
         """
 
     /// `/static/center.js`: plain JavaScript, no dependencies. Without it every page still works (plain forms, a

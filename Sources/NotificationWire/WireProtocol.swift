@@ -149,6 +149,9 @@ public enum WireRequest: Codable, Sendable, Hashable {
     case detachServiceExtension
     /// Declares (or with `nil` removes) the app's service extension executable.
     case setServiceExtensionCommand([String]?)
+    /// Declares (or with `nil` removes) the app's content extension: its categories and executable, drawn in the web
+    /// center.
+    case setContentExtension(ContentExtensionDeclaration?)
     /// A push for the app, as the APNs endpoint takes it (from `unotify push`); answered with its outcome.
     case deliverPush(RemoteNotification)
     /// Many requests of the app, stored in one transaction or not at all; answered with ``WireReply/batchAdded(_:)``.

@@ -4,7 +4,7 @@ as a person would: WebCenterBrowserTests starts a center and runs this script ag
     python center_browser.py LINK SCREENSHOT_FOLDER
 
 Protocol with the test, one line each on standard output: `loaded` once the pages were checked and a live delivery
-may come; `done` at the end (after a search and a snooze). Any failed check raises, and the exit status is not 0.
+may come; `done` at the end (after a search, a snooze and a content extension's action). Any failed check raises, and the exit status is not 0.
 """
 
 import os
@@ -74,7 +74,7 @@ try:
     wait.until(lambda d: d.find_element(By.ID, "live").text == "live")
     # Every delivery is unread: the header counts them, as the daemon does.
     unread = len(driver.find_elements(By.CSS_SELECTOR, "article.notification.unread"))
-    assert unread == 4, unread
+    assert unread == 5, unread
     assert driver.find_element(By.ID, "unread-total").text == str(unread), driver.find_element(By.ID, "unread-total").text
     shot("delivered")
 
@@ -138,6 +138,20 @@ try:
     driver.get(base + "scheduled")
     assert present('tr[data-id="photo.snoozed"]'), driver.page_source
 
+    # A content extension's view: a sandboxed frame in an opaque origin whose script runs but cannot reach the
+    # center; the Accept button below it goes to the extension, which forwards it to the app.
+    driver.get(base)
+    frame = driver.find_element(By.CSS_SELECTOR, 'article[data-id="invite1"] iframe.extension-view')
+    assert frame.get_attribute("sandbox") == "allow-scripts", frame.get_attribute("sandbox")
+    driver.switch_to.frame(frame)
+    wait.until(lambda d: "Drawn by the app's content extension" in d.find_element(By.TAG_NAME, "body").text)
+    assert driver.execute_script("return document.body.dataset.ran") == "yes", "the view's script did not run"
+    assert driver.execute_script("return window.origin") == "null", "the view is not in an opaque origin"
+    assert driver.execute_script(
+        "try { return parent.document.title === undefined; } catch (e) { return true; }"), "the view reached the page"
+    driver.switch_to.default_content()
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="invite1"] button.action').click())
+    wait.until(lambda d: d.current_url == base and not present('article[data-id="invite1"]'))
     print("done", flush=True)
 except Exception:
     # What the browser showed when a check failed: for the test's failure message.
