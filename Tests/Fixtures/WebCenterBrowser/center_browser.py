@@ -150,6 +150,7 @@ try:
     assert driver.execute_script(
         "try { return parent.document.title === undefined; } catch (e) { return true; }"), "the view reached the page"
     driver.switch_to.default_content()
+    shot("extension")
     settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="invite1"] button.action').click())
     wait.until(lambda d: d.current_url == base and not present('article[data-id="invite1"]'))
     print("done", flush=True)
