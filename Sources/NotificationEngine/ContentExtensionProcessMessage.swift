@@ -1,6 +1,10 @@
 import Foundation
 import NotificationModel
 
+/// A content extension in the app's process, as the daemon's client reaches it: the answer to one message (the view's
+/// HTML, or the name of a ``ContentExtensionResponseOption``), `nil` when it has none.
+public typealias ContentExtensionAnswering = @Sendable (ContentExtensionProcessMessage) async -> String?
+
 /// What the system writes to a content extension executable's standard input: one line of JSON, then the end of
 /// the input. The executable answers on its standard output and exits with status 0: the view's HTML (UTF-8) for
 /// ``view(appID:notification:)``, the raw value of a ``ContentExtensionResponseOption`` for

@@ -59,6 +59,17 @@ public final class ContentExtensions: Sendable {
         self.maximumSize = maximumSize
     }
 
+    /// Creates the registry of a center that is not made yet (the daemon registers apps' in-process extensions in it
+    /// before and while the center serves).
+    /// - Parameters:
+    ///   - scheduler: The engine the center will show.
+    ///   - configuration: The center's settings (time and size limits).
+    public convenience init(scheduler: NotificationScheduler, configuration: WebCenterConfiguration) {
+        self.init(
+            store: scheduler.store, clock: scheduler.clock, timeout: configuration.contentExtensionTimeout,
+            maximumSize: configuration.contentExtensionMaximumSize)
+    }
+
     /// Registers an extension that runs in this process for an app's categories, replacing the app's previous one.
     ///
     /// - Parameters:
@@ -84,6 +95,13 @@ public final class ContentExtensions: Sendable {
             $0.views = $0.views.filter { !$0.key.hasPrefix(appID + "\u{0}") }
             $0.order.removeAll { $0.hasPrefix(appID + "\u{0}") }
         }
+    }
+
+    /// Unregisters the app's in-process extension only if it is still `contentExtension` (a newer process of the app
+    /// may have registered its own meanwhile).
+    public func unregister(appID: String, ifStill contentExtension: any ContentExtension & AnyObject) {
+        guard let registered = state.withLock({ $0.registered[appID] }) else { return }
+        if (registered.contentExtension as AnyObject) === contentExtension { unregister(appID: appID) }
     }
 
     /// The extension that draws a notification, if its app has one for its category, and whether it may use the

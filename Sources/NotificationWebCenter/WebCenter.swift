@@ -42,10 +42,13 @@ public struct WebCenter: Sendable {
     ///   - relay: The relay desktop clicks go through (connected to `scheduler`); the center's actions use it too.
     ///   - secret: The secret a browser must bring (``WebCenterFiles`` publishes it).
     ///   - configuration: Address, limits and attachment root.
+    ///   - contentExtensions: The registry of apps' content extensions, when its owner made it first (the daemon,
+    ///     whose apps register theirs over its socket); `nil` makes a new one.
     ///   - logger: Where failures are logged.
     public init(
         scheduler: NotificationScheduler, relay: ResponseRelay, secret: WebCenterSecret,
-        configuration: WebCenterConfiguration, logger: Logger = Logger(label: "unotifyd.web")
+        configuration: WebCenterConfiguration, contentExtensions: ContentExtensions? = nil,
+        logger: Logger = Logger(label: "unotifyd.web")
     ) {
         self.scheduler = scheduler
         self.relay = relay
@@ -53,9 +56,8 @@ public struct WebCenter: Sendable {
         self.configuration = configuration
         self.logger = logger
         readMarks = ReadMarks(store: scheduler.store)
-        contentExtensions = ContentExtensions(
-            store: scheduler.store, clock: scheduler.clock, timeout: configuration.contentExtensionTimeout,
-            maximumSize: configuration.contentExtensionMaximumSize)
+        self.contentExtensions =
+            contentExtensions ?? ContentExtensions(scheduler: scheduler, configuration: configuration)
     }
 
     /// The routes, behind the headers and access middleware.

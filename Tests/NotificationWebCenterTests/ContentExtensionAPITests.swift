@@ -1,9 +1,14 @@
 import Foundation
+import NotificationClient
+import NotificationDaemon
 import NotificationEngine
 import NotificationModel
+import NotificationStoreSQLite
 import OpenUserNotifications
 import OpenUserNotificationsTesting
 import Testing
+
+@testable import NotificationWebCenter
 
 /// The app's side of content extensions: the declaration through `UNUserNotificationCenter` (in-process and over the
 /// daemon's socket), and what a `UNNotificationContentExtension` answers when its executable runs it.
@@ -97,5 +102,52 @@ struct ContentExtensionAPITests {
         }
         try await center.removeContentExtension()
         #expect(try await system.scheduler.store.contentExtension(appID: "com.example.chat") == nil)
+    }
+
+    @Test("an extension in the app's process draws and answers over the daemon's socket; nil unregisters it")
+    func inProcessOverSocket() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotify-cx-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let socket = folder.appendingPathComponent("d.sock").path
+        var configuration = DaemonConfiguration(socketPath: socket, storePath: "")
+        configuration.runsEngineLoop = false
+        configuration.locksStore = false
+        configuration.webCenter = WebCenterConfiguration(address: try WebCenterAddress(parsing: "127.0.0.1:0"))
+        let clock = ManualNotificationClock(now: Date(timeIntervalSince1970: 1_767_603_600))
+        let daemon = NotificationDaemon(
+            configuration: configuration, store: try SQLiteNotificationStore(), clock: clock,
+            presenter: RecordingPresenter())
+        let running = Task { try await daemon.run() }
+        defer { running.cancel() }
+        await daemon.waitUntilListening()
+        let registry = try #require(daemon.contentExtensions)
+        let app = "com.example.chat"
+        try await daemon.scheduler.setAuthorization(appID: app, status: .authorized, options: [.alert])
+        var content = NotificationPayload()
+        content.title = "Dinner"
+        content.categoryIdentifier = "invite"
+        try await daemon.scheduler.add(
+            RequestSpec(identifier: "i1", content: content, trigger: .timeInterval(1, repeats: false)), appID: app)
+        clock.advance(by: 1)
+        await daemon.scheduler.deliverDue()
+        let notification = try #require(try await daemon.scheduler.deliveredNotifications(appID: app).first)
+
+        let backend = DaemonBackend(socketPath: socket)
+        let center = UNUserNotificationCenter(
+            bundleIdentifier: app, backend: backend, configuration: OpenUserNotificationsConfiguration())
+        await center.setContentExtension(categories: ["invite"]) { InviteView() }
+        #expect(await registry.view(of: notification) == .html("<h1>Dinner</h1>", allowsNetwork: false))
+        let (drawing, _) = try #require(await registry.contentExtension(for: notification))
+        let response = ResponseSpec(notification: notification, actionIdentifier: "accept", date: clock.now)
+        #expect(try await registry.answer(response, by: drawing) == .dismissAndForwardAction)
+        let later = ResponseSpec(notification: notification, actionIdentifier: "later", date: clock.now)
+        #expect(try await registry.answer(later, by: drawing) == .dismiss)
+
+        await center.setContentExtension(categories: ["invite"], nil)
+        #expect(await registry.contentExtension(for: notification) == nil)
+
+        // (When the app's process goes, the daemon unregisters it with the session: `unregister(appID:ifStill:)`,
+        // tested in ContentExtensionTests. DaemonConnection.close() does not close the socket itself, so this test
+        // cannot end the session the way a process exit does.)
     }
 }

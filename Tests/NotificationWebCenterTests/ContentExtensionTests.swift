@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NotificationEngine
 import NotificationModel
-import NotificationWebCenter
+@testable import NotificationWebCenter
 import Synchronization
 import Testing
 
@@ -191,6 +191,22 @@ struct ContentExtensionTests {
         }
         #expect(view.responses.isEmpty)
         #expect(app.responses.map(\.actionIdentifier) == [ResponseSpec.defaultActionIdentifier])
+    }
+
+    @Test("unregistering a session's extension leaves one registered after it by a newer process")
+    func unregisterIfStill() async throws {
+        let (fixture, _) = try await Self.invited()
+        let notification = try #require(
+            try await fixture.scheduler.deliveredNotifications(appID: "com.example.chat").first)
+        let registry = fixture.center.contentExtensions
+        let old = RecordingExtension(), new = RecordingExtension()
+        registry.register(appID: "com.example.chat", categories: ["invite"], old)
+        registry.register(appID: "com.example.chat", categories: ["invite"], new)
+        registry.unregister(appID: "com.example.chat", ifStill: old)
+        #expect(await registry.view(of: notification) != nil)
+        #expect(new.views == 1 && old.views == 0)
+        registry.unregister(appID: "com.example.chat", ifStill: new)
+        #expect(await registry.view(of: notification) == nil)
     }
 
     @Test("a view over the size limit leaves the plain notification with a note, and no frame")

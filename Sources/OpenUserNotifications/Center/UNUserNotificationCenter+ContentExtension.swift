@@ -1,3 +1,4 @@
+import NotificationEngine
 import NotificationModel
 
 extension UNUserNotificationCenter {
@@ -28,5 +29,34 @@ extension UNUserNotificationCenter {
     /// Removes the app's content extension: its notifications are shown plain again. An addition of this library.
     public func removeContentExtension() async throws {
         try await call { try await $0.setContentExtension(nil, appID: $1) }
+    }
+
+    /// Registers the app's content extension that runs in this process while it runs: for the notifications of
+    /// `categories`, the daemon's web center asks a new instance to draw each (`didReceive(_ notification:)`) and to
+    /// answer the actions pressed below its view (`didReceive(_:completionHandler:)`). `nil` unregisters it. An
+    /// addition of this library.
+    ///
+    /// It is asked before the executable of ``setContentExtension(command:categories:allowsNetwork:)``, which draws
+    /// while the app does not run. In embedded mode (no daemon) there is no web center and nothing is asked.
+    ///
+    /// ```swift
+    /// await center.setContentExtension(categories: ["invite"]) { InviteView() }
+    /// ```
+    /// - Parameters:
+    ///   - categories: The categories whose notifications it draws.
+    ///   - allowsNetwork: Whether its view may load from and connect to `https:` addresses.
+    ///   - makeExtension: Makes an instance for each view and each action.
+    public func setContentExtension(
+        categories: [String], allowsNetwork: Bool = false,
+        _ makeExtension: (@Sendable () -> any UNNotificationContentExtension)?
+    ) async {
+        let backend = backend, app = bundleIdentifier
+        guard let makeExtension else {
+            await backend.detachContentExtension(appID: app)
+            return
+        }
+        await backend.attachContentExtension(
+            { message in await ContentExtensionProcess.answer(message, with: makeExtension()) },
+            categories: categories, allowsNetwork: allowsNetwork, appID: app)
     }
 }

@@ -7,6 +7,13 @@ enum WebCenterSnippets {
         try await center.setContentExtension(command: ["/opt/chat/bin/InviteView"], categories: ["invite"])
     }
 
+    static func inProcess(center: UNUserNotificationCenter) async {
+        final class InviteView: UNNotificationContentExtension {
+            func didReceive(_ notification: UNNotification) async -> String { "<h1>Invite</h1>" }
+        }
+        await center.setContentExtension(categories: ["invite"]) { InviteView() }
+    }
+
     static func contentExtensionMain() async {
         final class InviteView: UNNotificationContentExtension {
             func didReceive(_ notification: UNNotification) async -> String {
