@@ -5,9 +5,10 @@ import NotificationModel
 /// the actions pressed below that view first.
 ///
 /// The center has two kinds: the executable an app declared (``ContentExtensionDeclaration/command``, run by
-/// ``ProcessContentExtension``, one process per call), and one registered in the daemon's process with
-/// ``ContentExtensions/register(appID:categories:allowsNetwork:_:)`` (tests, and code that composes a center with
-/// its own extensions).
+/// ``ProcessContentExtension``, one process per call), and one registered with
+/// ``ContentExtensions/register(appID:categories:allowsNetwork:_:)``: the daemon registers an app's connection for the
+/// extension in the app's process (`UNUserNotificationCenter.setContentExtension(categories:allowsNetwork:_:)`), and
+/// tests or code that composes a center register their own.
 ///
 /// ```swift
 /// struct InviteView: ContentExtension {

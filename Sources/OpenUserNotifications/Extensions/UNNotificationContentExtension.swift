@@ -9,9 +9,10 @@ import Foundation
 /// action buttons below it, as iOS draws them.
 ///
 /// > Note: On Linux, `didReceive(_ notification:)` returns the view's HTML instead of updating a view
-/// > controller's views, and may suspend. The extension runs as an executable the app declares (its `main` calls
-/// > ``ContentExtensionProcess/run(_:)``), one process per view and per action, so an instance keeps nothing from the
-/// > view to the action. `mediaPlayPauseButtonType` and the other media members, `preferredContentSize` and
+/// > controller's views, and may suspend. A new instance draws each view and answers each action, in the app's
+/// > process while it runs (``UNUserNotificationCenter/setContentExtension(categories:allowsNetwork:_:)``) or in the
+/// > executable it declares (its `main` calls ``ContentExtensionProcess/run(_:)``), so an instance keeps nothing from
+/// > the view to the action. `mediaPlayPauseButtonType` and the other media members, `preferredContentSize` and
 /// > `UNNotificationExtensionDefaultContentHidden` have no counterpart (the frame has a fixed height; the
 /// > notification's own title and body stay shown).
 ///
