@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "NotificationWebCenter",
             dependencies: [
-                "NotificationWebCenterFiles", "NotificationEngine", "NotificationModel",
+                "NotificationWebCenterFiles", "NotificationEngine", "NotificationModel", "NotificationPlatform",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -211,6 +211,21 @@ public final class DaemonBackend: NotificationBackend {
         _ = try await call(appID, .setServiceExtensionCommand(command))
     }
 
+    public func setContentExtension(_ declaration: ContentExtensionDeclaration?, appID: String) async throws {
+        _ = try await call(appID, .setContentExtension(declaration))
+    }
+
+    public func attachContentExtension(
+        _ answering: @escaping ContentExtensionAnswering, categories: [String], allowsNetwork: Bool, appID: String
+    ) async {
+        try? await connection(for: appID).attachContentExtension(
+            answering, categories: categories, allowsNetwork: allowsNetwork)
+    }
+
+    public func detachContentExtension(appID: String) async {
+        try? await connection(for: appID).detachContentExtension()
+    }
+
     /// Hands a push to the daemon, which delivers it as its APNs endpoint would (service extension, background
     /// pushes to the running app).
     public func deliverPush(_ push: RemoteNotification, appID: String) async throws -> PushDeliveryOutcome {

@@ -47,6 +47,8 @@ public actor DaemonConnection {
     /// Events whose time ran out before their extension had started.
     private var expiredBeforeStart: Set<UInt64> = []
     private var reconnecting: Task<Void, Never>?
+    /// The app's in-process content extension and the categories it draws.
+    private var contentExtension: (answering: ContentExtensionAnswering, categories: [String], allowsNetwork: Bool)?
 
     /// How long a request waits for its reply, and a new connection for the daemon's welcome, before failing with
     /// `unavailable`: a daemon that is stuck is reported, not waited on forever.
@@ -123,14 +125,32 @@ public actor DaemonConnection {
         _ = try await request(.detachServiceExtension)
     }
 
+    /// Registers the app's in-process content extension: the daemon's web center asks it to draw the notifications
+    /// of `categories` and to answer the actions pressed below them.
+    public func attachContentExtension(
+        _ answering: @escaping ContentExtensionAnswering, categories: [String], allowsNetwork: Bool
+    ) async throws {
+        contentExtension = (answering, categories, allowsNetwork)
+        _ = try await request(.attachContentExtension(categories: categories, allowsNetwork: allowsNetwork))
+    }
+
+    public func detachContentExtension() async throws {
+        contentExtension = nil
+        if !hasAttachments { reconnecting?.cancel() }
+        _ = try await request(.detachContentExtension)
+    }
+
     /// Whether anything of the app's process is attached, so the connection must come back when lost.
-    private var hasAttachments: Bool { foreground != nil || remoteReceiver != nil || extensionHost != nil }
+    private var hasAttachments: Bool {
+        foreground != nil || remoteReceiver != nil || extensionHost != nil || contentExtension != nil
+    }
 
     /// Closes the connection (the daemon then treats the app as not running).
     public func close() {
         foreground = nil
         remoteReceiver = nil
         extensionHost = nil
+        contentExtension = nil
         reconnecting?.cancel()
         if case .connected(let link) = state { link.outgoing.finish() }
         state = .disconnected
@@ -153,6 +173,12 @@ public actor DaemonConnection {
                 if foreground != nil { try? await sendAttach(.attach, link) }
                 if remoteReceiver != nil { try? await sendAttach(.attachRemoteReceiver, link) }
                 if extensionHost != nil { try? await sendAttach(.attachServiceExtension, link) }
+                if let contentExtension {
+                    try? await sendAttach(
+                        .attachContentExtension(
+                            categories: contentExtension.categories, allowsNetwork: contentExtension.allowsNetwork),
+                        link)
+                }
                 return link
             } catch {
                 state = .disconnected
@@ -285,6 +311,19 @@ public actor DaemonConnection {
         case .serviceExtensionFinished(let eventID):
             expiredBeforeStart.remove(eventID)
             if let run = extensionRuns.removeValue(forKey: eventID) { Task { await run.finish() } }
+        case .contentExtensionView(let eventID, let notification):
+            answerContentExtension(eventID: eventID, .view(appID: appID, notification: notification))
+        case .contentExtensionResponse(let eventID, let response):
+            answerContentExtension(eventID: eventID, .response(appID: appID, response: response))
+        }
+    }
+
+    /// Hands a question of the web center to the app's content extension and sends its answer back.
+    private func answerContentExtension(eventID: UInt64, _ message: ContentExtensionProcessMessage) {
+        let answering = contentExtension?.answering
+        Task {
+            let answer = await answering?(message)
+            await self.send(.contentExtensionAnswer(eventID: eventID, answer: answer))
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NotificationEngine
 import NotificationModel
+import NotificationWebCenter
 import NotificationWire
 import Synchronization
 
@@ -9,9 +10,9 @@ import Synchronization
 ///
 /// When the app attaches, the session is its ``ForegroundApp``: the engine's questions become events on the
 /// socket and the client's answers resume them. Likewise, once the app attached them, it is the app's
-/// ``RemoteNotificationReceiver`` (background pushes) and its ``ServiceExtensionHost`` (an extension registered in
-/// the app's process).
-final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExtensionHost, Sendable {
+/// ``RemoteNotificationReceiver`` (background pushes), its ``ServiceExtensionHost`` (an extension registered in
+/// the app's process) and its web center `ContentExtension` (views drawn in the app's process).
+final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExtensionHost, ContentExtension, Sendable {
     private struct State {
         var appID: String?
         var queued = 0
@@ -197,6 +198,25 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         guard case .remoteNotificationAck(_, let accepted)? = await ask({ .remoteNotification(eventID: $0, notification) })
         else { return false }
         return accepted
+    }
+
+    // MARK: ContentExtension
+
+    func view(of notification: DeliveredNotification) async throws -> String {
+        guard
+            case .contentExtensionAnswer(_, let html?)? = await ask({ .contentExtensionView(eventID: $0, notification) })
+        else { throw ContentExtensionFailure("in the app's process gave no view (the app closed or has none)") }
+        return html
+    }
+
+    func answer(_ response: ResponseSpec) async throws -> ContentExtensionResponseOption {
+        guard
+            case .contentExtensionAnswer(_, let text?)? = await ask({ .contentExtensionResponse(eventID: $0, response) })
+        else { throw ContentExtensionFailure("in the app's process gave no answer") }
+        guard let option = ContentExtensionResponseOption(rawValue: text) else {
+            throw ContentExtensionFailure("answered '\(text.prefix(80))', not a response option")
+        }
+        return option
     }
 
     // MARK: ServiceExtensionHost

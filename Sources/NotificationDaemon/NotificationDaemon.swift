@@ -38,6 +38,9 @@ public actor NotificationDaemon {
 
     public let configuration: DaemonConfiguration
     public nonisolated let scheduler: NotificationScheduler
+    /// The web center's registry of apps' content extensions (those apps run in their own processes register over
+    /// the socket); `nil` without a web center.
+    public nonisolated let contentExtensions: ContentExtensions?
     private let store: any NotificationStore
     private let logger: Logger
     private let sessions = Mutex<[UInt64: DaemonSession]>([:])
@@ -95,11 +98,15 @@ public actor NotificationDaemon {
         self.configuration = configuration
         self.logger = logger
         self.store = store
-        scheduler = NotificationScheduler(
+        let scheduler = NotificationScheduler(
             store: store, clock: clock, presenter: presenter, configuration: configuration.engine, logger: logger,
             launcher: LaunchCommandLauncher(store: store, logger: logger),
             serviceExtensionHost: ServiceExtensionProcessHost(
                 store: store, attachmentStoreRoot: configuration.engine.attachmentStoreRoot, logger: logger))
+        self.scheduler = scheduler
+        contentExtensions = configuration.webCenter.map {
+            ContentExtensions(scheduler: scheduler, configuration: $0)
+        }
     }
 
     /// Serves until the calling task is cancelled: binds the socket, runs the engine loop, watches the store.
@@ -156,8 +163,10 @@ public actor NotificationDaemon {
                 try await withThrowingDiscardingTaskGroup { group in
                     if configuration.runsEngineLoop { group.addTask { await scheduler.run() } }
                     if let web = configuration.webCenter {
-                        group.addTask { [logger, configuration] in
-                            await Self.serveWebCenter(web, configuration: configuration, scheduler: scheduler, logger: logger)
+                        group.addTask { [logger, configuration, contentExtensions] in
+                            await Self.serveWebCenter(
+                                web, configuration: configuration, scheduler: scheduler,
+                                contentExtensions: contentExtensions, logger: logger)
                         }
                     }
                     if let source = configuration.locationSource {
@@ -191,12 +200,14 @@ public actor NotificationDaemon {
     /// listens (and removed when it stops). A center that cannot start is logged; the daemon serves on.
     private static func serveWebCenter(
         _ web: WebCenterConfiguration, configuration: DaemonConfiguration, scheduler: NotificationScheduler,
-        logger: Logger
+        contentExtensions: ContentExtensions?, logger: Logger
     ) async {
         let relay = configuration.responseRelay ?? ResponseRelay(logger: logger)
         if configuration.responseRelay == nil { relay.connect(scheduler) }
         let files = WebCenterFiles(socketPath: configuration.socketPath)
-        let center = WebCenter(scheduler: scheduler, relay: relay, secret: .random(), configuration: web, logger: logger)
+        let center = WebCenter(
+            scheduler: scheduler, relay: relay, secret: .random(), configuration: web,
+            contentExtensions: contentExtensions, logger: logger)
         defer { files.remove() }
         do {
             try await center.run { [logger] baseURL in
@@ -389,6 +400,7 @@ public actor NotificationDaemon {
             await scheduler.detach(session, appID: appID)
             await scheduler.detachRemoteReceiver(session, appID: appID)
             await scheduler.detachServiceExtension(session, appID: appID)
+            contentExtensions?.unregister(appID: appID, ifStill: session)
         }
     }
 
@@ -427,7 +439,7 @@ public actor NotificationDaemon {
             }
             requests.yield((id, request))
         case .presentationAnswer(let eventID, _), .responseAck(let eventID, _), .remoteNotificationAck(let eventID, _),
-            .serviceExtensionContent(let eventID, _):
+            .serviceExtensionContent(let eventID, _), .contentExtensionAnswer(let eventID, _):
             session.answer(eventID: eventID, with: message)
         }
         return true
@@ -519,6 +531,16 @@ public actor NotificationDaemon {
             return .done
         case .setServiceExtensionCommand(let command):
             try await scheduler.setServiceExtensionCommand(command, appID: app)
+            return .done
+        case .setContentExtension(let declaration):
+            try await scheduler.setContentExtension(declaration, appID: app)
+            return .done
+        case .attachContentExtension(let categories, let allowsNetwork):
+            // Without a web center (--web-address off) nothing draws: the extension waits unused.
+            contentExtensions?.register(appID: app, categories: categories, allowsNetwork: allowsNetwork, session)
+            return .done
+        case .detachContentExtension:
+            contentExtensions?.unregister(appID: app)
             return .done
         case .deliverPush(let push):
             // The engine loop delivers it (woken by the store change), as for pushes from the APNs endpoint.

@@ -42,9 +42,26 @@ public protocol NotificationBackend: Sendable {
     func detachServiceExtension(appID: String) async
     /// Declares (or with `nil` removes) the executable that runs the app's service extension.
     func setServiceExtensionCommand(_ command: [String]?, appID: String) async throws
+    /// Declares (or with `nil` removes) the app's content extension (its categories and executable).
+    func setContentExtension(_ declaration: ContentExtensionDeclaration?, appID: String) async throws
+    /// Registers the content extension that runs in the app's process for some categories (the daemon's web center
+    /// asks it before the declared executable).
+    func attachContentExtension(
+        _ answering: @escaping ContentExtensionAnswering, categories: [String], allowsNetwork: Bool, appID: String
+    ) async
+    /// Unregisters the app's in-process content extension.
+    func detachContentExtension(appID: String) async
 }
 
 extension NotificationScheduler: NotificationBackend {
+    /// Nothing: in embedded mode there is no web center to draw into (the daemon serves it).
+    public func attachContentExtension(
+        _ answering: @escaping ContentExtensionAnswering, categories: [String], allowsNetwork: Bool, appID: String
+    ) async {}
+
+    /// Nothing, as ``attachContentExtension(_:categories:allowsNetwork:appID:)``.
+    public func detachContentExtension(appID: String) async {}
+
     public func add(contentsOf specs: [RequestSpec], appID: String) async throws -> BatchAddResult {
         try await add(contentsOf: specs.map { BatchRequest(appID: appID, spec: $0) })
     }

@@ -23,7 +23,8 @@ struct AppsRoutes: Sendable {
         let page = AppsPage(apps: apps, csrfToken: context.session?.csrfToken ?? "")
         return HTMLPage.response(
             HTMLPage.render(
-                title: "Apps", current: .apps, csrfToken: context.session?.csrfToken, body: page.render()))
+                title: "Apps", current: .apps, csrfToken: context.session?.csrfToken, body: page.render(),
+                unread: try await center.unreadTotal()))
     }
 
     /// `POST /apps/settings` (`app`; `allow`, `alert`, `sound`, `badge` present when checked). Allowing keeps a

@@ -13,6 +13,10 @@ struct DeliveredPage {
         var appID: String
         var notifications: [DeliveredNotification]
         var categories: [CategorySpec]
+        /// The identifiers of the notifications not marked read (``ReadMarks``).
+        var unread: Set<String> = []
+        /// The content extension views of the notifications an extension draws, by identifier.
+        var extensionViews: [String: ContentExtensions.View] = [:]
 
         /// The name the app gave (its newest notification's), else its identifier.
         var displayName: String {
@@ -41,15 +45,25 @@ struct DeliveredPage {
         guard !apps.isEmpty else {
             return "<h1>Delivered</h1>\n<p class=\"empty\">No delivered notifications.</p>"
         }
-        var html = "<h1>Delivered</h1>\n"
+        var html = "<div class=\"page-head\"><h1>Delivered</h1>"
+        if apps.contains(where: { !$0.unread.isEmpty }) {
+            html += "<form method=\"post\" action=\"/delivered/read\">" + HTMLPage.hidden("csrf", csrfToken)
+            html += "<button type=\"submit\" class=\"mark-all-read\">Mark all read</button></form>"
+        }
+        html += "</div>\n"
         for app in apps {
             html += "<section class=\"app\" data-app=\"\(app.appID.htmlEscaped)\">\n"
             html += "<div class=\"app-head\"><h2>\(app.displayName.htmlEscaped)"
             if app.displayName != app.appID { html += " <span class=\"app-id\">\(app.appID.htmlEscaped)</span>" }
-            html += "</h2>"
+            html += " " + HTMLPage.unreadBadge(app.unread.count, app: app.appID) + "</h2><div class=\"app-buttons\">"
+            if !app.unread.isEmpty {
+                html += "<form method=\"post\" action=\"/delivered/read\">"
+                html += HTMLPage.hidden("csrf", csrfToken) + HTMLPage.hidden("app", app.appID)
+                html += "<button type=\"submit\" class=\"mark-read\">Mark all read</button></form>"
+            }
             html += "<form method=\"post\" action=\"/delivered/clear\">"
             html += HTMLPage.hidden("csrf", csrfToken) + HTMLPage.hidden("app", app.appID)
-            html += "<button type=\"submit\" class=\"clear\">Clear</button></form></div>\n"
+            html += "<button type=\"submit\" class=\"clear\">Clear</button></form></div></div>\n"
             // Threads in the order of their newest notification (the list is sorted newest first).
             var threads: [String] = []
             for notification in app.notifications where !threads.contains(notification.request.content.threadIdentifier)
@@ -71,8 +85,11 @@ struct DeliveredPage {
     private func article(_ notification: DeliveredNotification, app: AppGroup) -> String {
         let content = notification.request.content
         let id = notification.identifier
-        var html = "<article class=\"notification\" data-id=\"\(id.htmlEscaped)\">"
-        html += "<div class=\"meta\"><time datetime=\"\(WebCenter.machineTime(notification.date))\">"
+        let unread = app.unread.contains(id)
+        var html = "<article class=\"notification\(unread ? " unread" : "")\" data-id=\"\(id.htmlEscaped)\">"
+        html += "<div class=\"meta\">"
+        if unread { html += "<span class=\"unread-dot\" title=\"unread\"></span>" }
+        html += "<time datetime=\"\(WebCenter.machineTime(notification.date))\">"
         html += "\(format(notification.date).htmlEscaped)</time></div>"
         if !content.title.isEmpty { html += "<p class=\"title\">\(content.title.htmlEscaped)</p>" }
         if !content.subtitle.isEmpty { html += "<p class=\"subtitle\">\(content.subtitle.htmlEscaped)</p>" }
@@ -82,6 +99,15 @@ struct DeliveredPage {
                 "/attachments/\(app.appID.urlComponentEncoded)/\(id.urlComponentEncoded)/\(index)"
             html +=
                 "<img class=\"attachment\" src=\"\(source.htmlEscaped)\" alt=\"\(attachment.identifier.htmlEscaped)\">"
+        }
+        switch app.extensionViews[id] {
+        case .html?:
+            html += ContentExtensionFrame.iframe(app: app.appID, notification: id, title: content.title)
+        case .failed(let reason)?:
+            html += "<p class=\"extension-note\">The app's content extension could not draw this notification ("
+            html += "it \(reason.htmlEscaped)): its plain content is shown.</p>"
+        case nil:
+            break
         }
         html += "<div class=\"actions\">"
         html += form("/delivered/respond", app: app.appID, id: id, action: ResponseSpec.defaultActionIdentifier) {
@@ -103,6 +129,11 @@ struct DeliveredPage {
                 html += form("/delivered/respond", app: app.appID, id: id, action: action.identifier) {
                     "<button type=\"submit\" class=\"action\(destructive)\">\(action.title.htmlEscaped)</button>"
                 }
+            }
+        }
+        if unread {
+            html += form("/delivered/read", app: app.appID, id: id, action: nil) {
+                "<button type=\"submit\" class=\"mark-read\">Mark read</button>"
             }
         }
         html += form("/delivered/dismiss", app: app.appID, id: id, action: nil) {

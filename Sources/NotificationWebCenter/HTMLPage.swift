@@ -25,9 +25,11 @@ enum HTMLPage {
     ///   - body: The main content, HTML already escaped.
     ///   - showsNavigation: Whether to show the navigation and the search box (not on the 401 page).
     ///   - searchText: What the search box holds (plain text): the query on the Search page.
+    ///   - unread: How many delivered notifications are unread, shown beside Delivered (`nil` on error pages). The
+    ///     script keeps it current from the `/events` stream's `unread` events.
     static func render(
         title: String, current: Section?, csrfToken: String?, body: String, showsNavigation: Bool = true,
-        searchText: String = ""
+        searchText: String = "", unread: Int? = nil
     ) -> String {
         var html = """
             <!DOCTYPE html>
@@ -51,7 +53,9 @@ enum HTMLPage {
             html += "<nav>"
             for section in sections {
                 let currentMark = section == current ? " aria-current=\"page\"" : ""
-                html += "<a href=\"\(section.path)\"\(currentMark)>\(section.label)</a>"
+                html += "<a href=\"\(section.path)\"\(currentMark)>\(section.label)"
+                if section == .delivered, let unread { html += " " + unreadBadge(unread, id: "unread-total") }
+                html += "</a>"
             }
             html += "</nav><form method=\"get\" action=\"/search\" class=\"search\" role=\"search\">"
             html += "<input type=\"search\" name=\"q\" placeholder=\"Search\" aria-label=\"Search\""
@@ -59,6 +63,19 @@ enum HTMLPage {
             html += "<span id=\"live\" class=\"live\"></span>"
         }
         html += "</header>\n<main>\n" + body + "\n</main>\n</body>\n</html>\n"
+        return html
+    }
+
+    /// The badge of an unread count: always present (the script updates it), empty and hidden at 0.
+    /// - Parameters:
+    ///   - count: The number of unread notifications.
+    ///   - id: The element's `id` (the navigation's total), or `nil`.
+    ///   - app: The app whose count it is (`data-app`), or `nil` for the total.
+    static func unreadBadge(_ count: Int, id: String? = nil, app: String? = nil) -> String {
+        var html = "<span class=\"unread-count\(count == 0 ? " none" : "")\""
+        if let id { html += " id=\"\(id.htmlEscaped)\"" }
+        if let app { html += " data-app=\"\(app.htmlEscaped)\"" }
+        html += " title=\"unread\">\(count == 0 ? "" : String(count))</span>"
         return html
     }
 

@@ -24,6 +24,7 @@ struct HistoryRoutes: Sendable {
             format: center.format)
         return HTMLPage.response(
             HTMLPage.render(
-                title: "History", current: .history, csrfToken: context.session?.csrfToken, body: page.render()))
+                title: "History", current: .history, csrfToken: context.session?.csrfToken, body: page.render(),
+                unread: try await center.unreadTotal()))
     }
 }

@@ -26,7 +26,8 @@ struct ScheduledRoutes: Sendable {
             items: items, now: now, csrfToken: context.session?.csrfToken ?? "", format: center.format)
         return HTMLPage.response(
             HTMLPage.render(
-                title: "Scheduled", current: .scheduled, csrfToken: context.session?.csrfToken, body: page.render()))
+                title: "Scheduled", current: .scheduled, csrfToken: context.session?.csrfToken, body: page.render(),
+                unread: try await center.unreadTotal()))
     }
 
     /// `POST /scheduled/remove` (`app`, `id`).

@@ -31,6 +31,7 @@ struct SearchRoutes: Sendable {
         return HTMLPage.response(
             HTMLPage.render(
                 title: query.text.isEmpty ? "Search" : "Search: \(query.text)", current: nil,
-                csrfToken: context.session?.csrfToken, body: page.render(), searchText: query.text))
+                csrfToken: context.session?.csrfToken, body: page.render(), searchText: query.text,
+                unread: try await center.unreadTotal()))
     }
 }

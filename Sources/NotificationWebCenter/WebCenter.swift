@@ -29,6 +29,10 @@ public struct WebCenter: Sendable {
     let relay: ResponseRelay
     let sessions = WebCenterSessions()
     let stopping = StopFlag()
+    /// Which delivered notifications a person has read (kept in the engine's store).
+    let readMarks: ReadMarks
+    /// The apps' content extensions: those registered in this process, and the executables apps declared.
+    public let contentExtensions: ContentExtensions
     let logger: Logger
 
     /// Creates a center over an engine.
@@ -38,16 +42,22 @@ public struct WebCenter: Sendable {
     ///   - relay: The relay desktop clicks go through (connected to `scheduler`); the center's actions use it too.
     ///   - secret: The secret a browser must bring (``WebCenterFiles`` publishes it).
     ///   - configuration: Address, limits and attachment root.
+    ///   - contentExtensions: The registry of apps' content extensions, when its owner made it first (the daemon,
+    ///     whose apps register theirs over its socket); `nil` makes a new one.
     ///   - logger: Where failures are logged.
     public init(
         scheduler: NotificationScheduler, relay: ResponseRelay, secret: WebCenterSecret,
-        configuration: WebCenterConfiguration, logger: Logger = Logger(label: "unotifyd.web")
+        configuration: WebCenterConfiguration, contentExtensions: ContentExtensions? = nil,
+        logger: Logger = Logger(label: "unotifyd.web")
     ) {
         self.scheduler = scheduler
         self.relay = relay
         self.secret = secret
         self.configuration = configuration
         self.logger = logger
+        readMarks = ReadMarks(store: scheduler.store)
+        self.contentExtensions =
+            contentExtensions ?? ContentExtensions(scheduler: scheduler, configuration: configuration)
     }
 
     /// The routes, behind the headers and access middleware.
@@ -70,6 +80,10 @@ public struct WebCenter: Sendable {
         router.post("/delivered/dismiss") { _, context in try await delivered.dismiss(context: context) }
         router.post("/delivered/clear") { _, context in try await delivered.clear(context: context) }
         router.post("/delivered/snooze") { _, context in try await delivered.snooze(context: context) }
+        router.post("/delivered/read") { _, context in try await delivered.markRead(context: context) }
+        router.get("/extension/:app/:notification") { _, context in
+            try await delivered.extensionView(context: context)
+        }
         let scheduled = ScheduledRoutes(center: self)
         router.get("/scheduled") { _, context in try await scheduled.page(context: context) }
         router.post("/scheduled/remove") { _, context in try await scheduled.remove(context: context) }
@@ -78,7 +92,7 @@ public struct WebCenter: Sendable {
         let search = SearchRoutes(center: self)
         router.get("/search") { request, context in try await search.page(request: request, context: context) }
         let events = WebCenterEvents(
-            scheduler: scheduler, pollInterval: configuration.eventPollInterval,
+            scheduler: scheduler, readMarks: readMarks, pollInterval: configuration.eventPollInterval,
             historyLimit: configuration.historyLimit, stopping: stopping)
         router.get("/events") { request, _ in
             let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int64($0) }
@@ -149,6 +163,28 @@ public struct WebCenter: Sendable {
         apps.formUnion(try await scheduler.store.pendingCounts().keys)
         apps.formUnion(try await scheduler.history(appID: nil, limit: configuration.historyLimit).map(\.appID))
         return apps.sorted()
+    }
+
+    /// How many delivered notifications each app has that are not marked read (apps with none are left out).
+    func unreadCounts() async throws -> [String: Int] {
+        try await Self.unreadCounts(scheduler: scheduler, readMarks: readMarks)
+    }
+
+    /// How many delivered notifications each app has that are not marked read (apps with none are left out).
+    static func unreadCounts(scheduler: NotificationScheduler, readMarks: ReadMarks) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for app in try await scheduler.allApps().map(\.appID) {
+            let delivered = try await scheduler.deliveredNotifications(appID: app)
+            guard !delivered.isEmpty else { continue }
+            let unread = try await readMarks.unread(appID: app, delivered: delivered).count
+            if unread > 0 { counts[app] = unread }
+        }
+        return counts
+    }
+
+    /// The number the navigation shows beside Delivered: every app's unread notifications.
+    func unreadTotal() async throws -> Int {
+        try await unreadCounts().values.reduce(0, +)
     }
 
     /// Dates as the center writes them, `2026-11-26 15:04:05`, in the clock's zone.

@@ -81,6 +81,20 @@ enum WebCenterAssets {
           background: var(--bg); color: var(--fg); width: 14rem; }
         mark { background: #ffd60a; color: #1d1d1f; border-radius: 2px; }
         h2 .muted { font-weight: normal; font-size: .85rem; }
+        .unread-count { display: inline-block; min-width: 1.3rem; padding: 0 .35rem; border-radius: .65rem;
+          background: var(--accent); color: #fff; font-size: .75rem; font-weight: 600; text-align: center;
+          line-height: 1.3rem; vertical-align: middle; }
+        .unread-count.none { display: none; }
+        .page-head { display: flex; justify-content: space-between; align-items: baseline; }
+        .app-buttons { display: flex; gap: .4rem; }
+        .app-buttons form { margin: 0; }
+        article.notification.unread { box-shadow: inset 3px 0 0 var(--accent), 0 1px 2px rgba(0,0,0,.12); }
+        .unread-dot { display: inline-block; width: .55rem; height: .55rem; border-radius: 50%;
+          background: var(--accent); margin-right: .4rem; }
+        button.mark-read, button.mark-all-read { font-size: .85rem; }
+        iframe.extension-view { display: block; width: 100%; height: 9rem; margin-top: .5rem;
+          border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+        .extension-note { margin: .4rem 0 0; color: var(--muted); font-size: .85rem; font-style: italic; }
         """
 
     /// `/static/center.js`: plain JavaScript, no dependencies. Without it every page still works (plain forms, a
@@ -125,6 +139,24 @@ enum WebCenterAssets {
           source.addEventListener("error", () => { live.textContent = "reconnecting"; live.className = "live off"; });
           source.addEventListener("delivery", refresh);
           source.addEventListener("change", refresh);
+          // The unread counts the daemon keeps: the navigation's total and each app's badge, then the page (not for
+          // the counts a fresh stream opens with, which the page already shows).
+          let opening = true;
+          source.addEventListener("error", () => { opening = false; });
+          source.addEventListener("unread", (event) => {
+            let counts;
+            try { counts = JSON.parse(event.data); } catch { return; }
+            const show = (badge, count) => {
+              badge.textContent = count > 0 ? String(count) : "";
+              badge.classList.toggle("none", count === 0);
+            };
+            const total = document.getElementById("unread-total");
+            if (total) { show(total, counts.total || 0); }
+            for (const badge of document.querySelectorAll(".unread-count[data-app]")) {
+              show(badge, (counts.apps || {})[badge.dataset.app] || 0);
+            }
+            if (opening) { opening = false; } else { refresh(); }
+          });
         }
         """
 }

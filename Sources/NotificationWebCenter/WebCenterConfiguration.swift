@@ -21,6 +21,10 @@ public struct WebCenterConfiguration: Sendable {
     public var historyLimit = 2_000
     /// How often, in seconds on the engine's clock, `/events` reads the store for changes.
     public var eventPollInterval: TimeInterval = 1
+    /// How long, in seconds on the engine's clock, a content extension may take to draw a view or answer an action.
+    public var contentExtensionTimeout: TimeInterval = 10
+    /// The largest view a content extension may draw, in bytes of UTF-8.
+    public var contentExtensionMaximumSize = 256 * 1024
 
     /// Creates the settings for an address.
     public init(address: WebCenterAddress = .default) {

@@ -4,7 +4,9 @@ import NotificationModel
 
 /// Live updates as Server-Sent Events (`GET /events`): each new history entry (a delivery, a skip, a discard) is an
 /// event `delivery` whose `id` is the entry's identifier in the store, the daemon's durable sequence; any other
-/// change (a response, a removal, a new or removed pending request) is an event `change` without an id.
+/// change (a response, a removal, a new or removed pending request) is an event `change` without an id. The unread
+/// counts (``ReadMarks``) open the stream as an event `unread` (`{"apps":{"com.example.chat":2},"total":2}`), and
+/// come again whenever they change (a delivery, a notification marked read or answered anywhere).
 ///
 /// A browser that reconnects sends `Last-Event-ID`; every entry after it is sent first, so nothing that arrived
 /// meanwhile is lost (as long as it is among the newest ``WebCenterConfiguration/historyLimit`` entries).
@@ -18,6 +20,7 @@ import NotificationModel
 /// ```
 struct WebCenterEvents: Sendable {
     let scheduler: NotificationScheduler
+    let readMarks: ReadMarks
     let pollInterval: TimeInterval
     let historyLimit: Int
     /// Set when the center stops: ``next(_:)`` then throws `CancellationError`.
@@ -32,6 +35,14 @@ struct WebCenterEvents: Sendable {
         var lastID: Int64
         var fingerprint: Int
         var quietSince: Date
+        /// The unread counts last sent.
+        var unread: [String: Int]
+    }
+
+    /// What an `unread` event says: each app's unread count (apps without any left out) and their sum.
+    struct Unread: Codable, Sendable, Hashable {
+        var apps: [String: Int]
+        var total: Int
     }
 
     /// What one entry says to the page.
@@ -44,7 +55,8 @@ struct WebCenterEvents: Sendable {
         var at: Date
     }
 
-    /// Opens a stream: the events after `lastEventID` (none when it is `nil`: the stream starts now), and a `retry`.
+    /// Opens a stream: the events after `lastEventID` (none when it is `nil`: the stream starts now), a `retry`, and
+    /// the unread counts as they are now.
     func start(after lastEventID: Int64?) async throws -> (Cursor, String) {
         let (entries, fingerprint) = try await snapshot(limit: lastEventID == nil ? Self.window : historyLimit)
         let newest = entries.compactMap(\.id).max() ?? 0
@@ -52,8 +64,12 @@ struct WebCenterEvents: Sendable {
         if let lastEventID {
             text += try events(for: entries, after: lastEventID)
         }
+        let unread = try await WebCenter.unreadCounts(scheduler: scheduler, readMarks: readMarks)
+        text += try unreadEvent(unread)
         return (
-            Cursor(lastID: max(newest, lastEventID ?? 0), fingerprint: fingerprint, quietSince: scheduler.clock.now),
+            Cursor(
+                lastID: max(newest, lastEventID ?? 0), fingerprint: fingerprint, quietSince: scheduler.clock.now,
+                unread: unread),
             text
         )
     }
@@ -73,6 +89,11 @@ struct WebCenterEvents: Sendable {
             cursor.lastID = max(cursor.lastID, entries.compactMap(\.id).max() ?? 0)
             if text.isEmpty, fingerprint != cursor.fingerprint { text = "event: change\ndata: {}\n\n" }
             cursor.fingerprint = fingerprint
+            let unread = try await WebCenter.unreadCounts(scheduler: scheduler, readMarks: readMarks)
+            if unread != cursor.unread {
+                text += try unreadEvent(unread)
+                cursor.unread = unread
+            }
             let now = scheduler.clock.now
             if text.isEmpty, now.timeIntervalSince(cursor.quietSince) >= Self.heartbeat { text = ": still here\n\n" }
             if !text.isEmpty {
@@ -101,6 +122,15 @@ struct WebCenterEvents: Sendable {
             return try await group.next() ?? true
         }
         if stopped || stopping.isSet { throw CancellationError() }
+    }
+
+    /// The `unread` event of these counts.
+    private func unreadEvent(_ counts: [String: Int]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = String(
+            decoding: try encoder.encode(Unread(apps: counts, total: counts.values.reduce(0, +))), as: UTF8.self)
+        return "event: unread\ndata: \(json)\n\n"
     }
 
     /// The events of the entries after `lastID`, oldest first.

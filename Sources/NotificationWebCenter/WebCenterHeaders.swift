@@ -40,10 +40,14 @@ struct WebCenterHeaders: RouterMiddleware {
             response = Self.errorPage(WebCenterError(.refused, "the center failed: \(error)"))
             response.status = .internalServerError
         }
-        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        // A content extension's view brings a policy of its own (stricter: a sandbox, no network unless declared)
+        // and is framed by the center's pages; every other response gets the center's and may not be framed.
+        if response.headers[.contentSecurityPolicy] == nil {
+            response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+            response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        }
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return response
     }

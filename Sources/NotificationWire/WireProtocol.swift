@@ -54,6 +54,10 @@ public enum ClientMessage: Codable, Sendable, Hashable {
     /// The answer to a ``ServerMessage/serviceExtensionRequest(eventID:_:)`` event: the content the extension
     /// passed to its content handler, `nil` when it has none to give.
     case serviceExtensionContent(eventID: UInt64, content: NotificationPayload?)
+    /// The answer to ``ServerMessage/contentExtensionView(eventID:_:)`` (the view's HTML) or
+    /// ``ServerMessage/contentExtensionResponse(eventID:_:)`` (the name of a `ContentExtensionResponseOption`); `nil`
+    /// when the extension has none.
+    case contentExtensionAnswer(eventID: UInt64, answer: String?)
 }
 
 /// What the daemon says.
@@ -75,6 +79,13 @@ public enum ServerMessage: Codable, Sendable, Hashable {
     case serviceExtensionTimeWillExpire(eventID: UInt64)
     /// The daemon no longer waits for that event's extension.
     case serviceExtensionFinished(eventID: UInt64)
+    /// The web center asks the app's in-process content extension, attached with
+    /// ``WireRequest/attachContentExtension(categories:allowsNetwork:)``, to draw a notification; answered with
+    /// ``ClientMessage/contentExtensionAnswer(eventID:answer:)``.
+    case contentExtensionView(eventID: UInt64, DeliveredNotification)
+    /// A person pressed an action below that extension's view; answered with
+    /// ``ClientMessage/contentExtensionAnswer(eventID:answer:)``.
+    case contentExtensionResponse(eventID: UInt64, ResponseSpec)
 }
 
 extension ServerMessage {
@@ -149,6 +160,13 @@ public enum WireRequest: Codable, Sendable, Hashable {
     case detachServiceExtension
     /// Declares (or with `nil` removes) the app's service extension executable.
     case setServiceExtensionCommand([String]?)
+    /// Declares (or with `nil` removes) the app's content extension: its categories and executable, drawn in the web
+    /// center.
+    case setContentExtension(ContentExtensionDeclaration?)
+    /// The connection runs the app's content extension for these categories
+    /// (``ServerMessage/contentExtensionView(eventID:_:)``), asked before its declared executable.
+    case attachContentExtension(categories: [String], allowsNetwork: Bool)
+    case detachContentExtension
     /// A push for the app, as the APNs endpoint takes it (from `unotify push`); answered with its outcome.
     case deliverPush(RemoteNotification)
     /// Many requests of the app, stored in one transaction or not at all; answered with ``WireReply/batchAdded(_:)``.

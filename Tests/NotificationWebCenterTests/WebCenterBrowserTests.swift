@@ -67,19 +67,20 @@ struct WebCenterBrowserTests {
                         ActionSpec(
                             identifier: "reply", title: "Reply",
                             textInput: .init(buttonTitle: "Send", placeholder: "Message")),
-                    ])
+                    ]),
+                CategorySpec(identifier: "invite", actions: [ActionSpec(identifier: "accept", title: "Accept")]),
             ], appID: chat)
         for app in [chat, "com.example.photos"] {
             try await scheduler.setAuthorization(appID: app, status: .authorized, options: [.alert, .sound, .badge])
         }
         func request(
             _ id: String, _ title: String, _ body: String, thread: String = "", trigger: TriggerSpec? = nil,
-            attachment: String? = nil
+            attachment: String? = nil, category: String = "message"
         ) -> RequestSpec {
             var content = NotificationPayload()
             content.title = title
             content.body = body
-            content.categoryIdentifier = "message"
+            content.categoryIdentifier = category
             content.threadIdentifier = thread
             if let attachment {
                 content.attachments = [
@@ -94,6 +95,8 @@ struct WebCenterBrowserTests {
             request("hostile", "<img src=x onerror=window.hacked=1>", "<script>alert('x')</script>"), appID: chat)
         try await scheduler.add(
             request("photo", "Sunrise", "A new photo", attachment: image), appID: "com.example.photos")
+        try await scheduler.add(
+            request("invite1", "Dinner on Friday?", "Anna invites you", category: "invite"), appID: chat)
         try await scheduler.add(
             request(
                 "standup", "Stand-up", "Daily",
@@ -110,6 +113,8 @@ struct WebCenterBrowserTests {
         configuration.attachmentStoreRoot = attachments
         configuration.eventPollInterval = 0.2
         let center = WebCenter(scheduler: scheduler, relay: relay, secret: .random(), configuration: configuration)
+        let invite = BrowserInviteView()
+        center.contentExtensions.register(appID: chat, categories: ["invite"], invite)
         let baseURL = Shared<String?>(nil)
         let server = Task { try await center.run { url in baseURL.set(url) } }
         defer { server.cancel() }
@@ -134,14 +139,36 @@ struct WebCenterBrowserTests {
         #expect(await browser.exitStatus() == 0, "\(browser.errors)")
 
         let responses = app.responses
-        #expect(responses.map(\.actionIdentifier) == ["like", "reply"])
-        #expect(responses.last?.userText == "On my way")
+        #expect(responses.map(\.actionIdentifier) == ["like", "reply", "accept"])
+        #expect(invite.answered == ["accept"])
+        #expect(responses.first { $0.actionIdentifier == "reply" }?.userText == "On my way")
         #expect(try await scheduler.pendingRequests(appID: chat).map(\.identifier) == ["water"])
         let snoozed = try await scheduler.pendingRequests(appID: "com.example.photos")
         #expect(snoozed.map(\.identifier) == ["photo.snoozed"])
         #expect(try await scheduler.deliveredNotifications(appID: "com.example.photos").isEmpty)
         #expect(FileManager.default.fileExists(atPath: image), "the snoozed copy's attachment was deleted")
         #expect(FileManager.default.fileExists(atPath: shots + "/web-center-delivered.png"))
+    }
+}
+
+/// The content extension of the Chromium test: a view with inline style and script, and Accept forwarded to the app.
+final class BrowserInviteView: ContentExtension {
+    private let received = Shared<[String]>([])
+
+    var answered: [String] { received.current }
+
+    func view(of notification: DeliveredNotification) async throws -> String {
+        """
+        <body style="margin: 0; font: 15px system-ui, sans-serif; background: linear-gradient(90deg, #fdf2e9, #e8f4fd)">
+        <div style="padding: 10px 14px"><h2 style="margin: 0 0 4px; color: #b3541e">\(notification.request.content.title)</h2>
+        <p style="margin: 0">Drawn by the app's content extension: 3 going, 19:00 at Anna's.</p></div>
+        <script>document.body.dataset.ran = "yes";</script></body>
+        """
+    }
+
+    func answer(_ response: ResponseSpec) async throws -> ContentExtensionResponseOption {
+        received.update { $0.append(response.actionIdentifier) }
+        return response.actionIdentifier == "accept" ? .dismissAndForwardAction : .doNotDismiss
     }
 }
 

@@ -30,21 +30,25 @@ struct WebCenterEventsTests {
     @Test("a delivery is an event with the store's history id; a response is a change event")
     func deliveryThenChange() async throws {
         let fixture = try WebCenterFixture()
-        let events = WebCenterEvents(scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 100, stopping: StopFlag())
+        let events = WebCenterEvents(
+            scheduler: fixture.scheduler, readMarks: fixture.center.readMarks, pollInterval: 1, historyLimit: 100,
+            stopping: StopFlag())
         let (cursor, backlog) = try await events.start(after: nil)
-        #expect(backlog == "retry: 2000\n\n")
+        #expect(backlog == "retry: 2000\n\nevent: unread\ndata: {\"apps\":{},\"total\":0}\n\n")
         try await fixture.deliver("n1", title: "Live \"one\"\nsecond line")
         let (text, moved) = try await Self.nextEvent(events, cursor, fixture: fixture)
         let id = try #require(try await fixture.scheduler.history(appID: nil, limit: 1).first?.id)
         #expect(text.hasPrefix("id: \(id)\nevent: delivery\ndata: {"))
         #expect(text.contains("\"title\":\"Live \\\"one\\\"\\nsecond line\""))
-        #expect(text.hasSuffix("}\n\n"))
-        #expect(text.components(separatedBy: "\n").count == 5)  // the data stays on one line
+        let delivery = try #require(text.components(separatedBy: "event: unread").first)
+        #expect(delivery.hasSuffix("}\n\n"))
+        #expect(delivery.components(separatedBy: "\n").count == 5)  // the data stays on one line
+        #expect(text.hasSuffix("event: unread\ndata: {\"apps\":{\"com.example.chat\":1},\"total\":1}\n\n"))
         try await fixture.relay.forward(
             appID: "com.example.chat", notificationIdentifier: "n1",
             actionIdentifier: ResponseSpec.dismissActionIdentifier, userText: nil)
         let (change, _) = try await Self.nextEvent(events, moved, fixture: fixture)
-        #expect(change == "event: change\ndata: {}\n\n")
+        #expect(change == "event: change\ndata: {}\n\nevent: unread\ndata: {\"apps\":{},\"total\":0}\n\n")
     }
 
     @Test("a reconnect with Last-Event-ID gets every delivery after it, oldest first, and none before")
@@ -53,7 +57,9 @@ struct WebCenterEventsTests {
         for id in ["a", "b", "c"] { try await fixture.deliver(id, title: "Title \(id)") }
         let entries = try await fixture.scheduler.history(appID: nil, limit: 10)
         let first = try #require(entries.last?.id)
-        let events = WebCenterEvents(scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 100, stopping: StopFlag())
+        let events = WebCenterEvents(
+            scheduler: fixture.scheduler, readMarks: fixture.center.readMarks, pollInterval: 1, historyLimit: 100,
+            stopping: StopFlag())
         let (cursor, backlog) = try await events.start(after: first)
         #expect(!backlog.contains("Title a"))
         let b = try #require(backlog.range(of: "Title b")), c = try #require(backlog.range(of: "Title c"))
@@ -65,7 +71,8 @@ struct WebCenterEventsTests {
     func burstBeyondWindow() async throws {
         let fixture = try WebCenterFixture()
         let events = WebCenterEvents(
-            scheduler: fixture.scheduler, pollInterval: 1, historyLimit: 1_000, stopping: StopFlag())
+            scheduler: fixture.scheduler, readMarks: fixture.center.readMarks, pollInterval: 1, historyLimit: 1_000,
+            stopping: StopFlag())
         let (cursor, _) = try await events.start(after: nil)
         try await fixture.scheduler.setAuthorization(appID: "com.example.chat", status: .authorized, options: [.alert])
         let count = WebCenterEvents.window + 50

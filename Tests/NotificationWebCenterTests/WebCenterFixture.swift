@@ -20,19 +20,28 @@ struct WebCenterFixture {
     let center: WebCenter
     let attachmentRoot: String
 
-    init(maximumBodySize: Int = 64 * 1024) throws {
+    /// - Parameters:
+    ///   - maximumBodySize: The center's body limit.
+    ///   - storePath: A SQLite file for the store (a daemon's durable store); `nil` for an in-memory one.
+    init(maximumBodySize: Int = 64 * 1024, storePath: String? = nil) throws {
         attachmentRoot =
             FileManager.default.temporaryDirectory
             .appendingPathComponent("webcenter-\(UUID().uuidString)").path
         var engine = EngineConfiguration(pendingCap: nil)
         engine.attachmentStoreRoot = attachmentRoot
         scheduler = NotificationScheduler(
-            store: try SQLiteNotificationStore(), clock: clock, presenter: presenter, configuration: engine)
+            store: try storePath.map { try SQLiteNotificationStore(path: $0) } ?? SQLiteNotificationStore(),
+            clock: clock, presenter: presenter, configuration: engine)
         relay.connect(scheduler)
         var configuration = WebCenterConfiguration(address: try WebCenterAddress(parsing: "127.0.0.1:0"))
         configuration.maximumBodySize = maximumBodySize
         configuration.attachmentStoreRoot = attachmentRoot
         center = WebCenter(scheduler: scheduler, relay: relay, secret: secret, configuration: configuration)
+    }
+
+    /// Closes a file store (its descriptors); an in-memory one is left to be freed.
+    func close() throws {
+        try (scheduler.store as? SQLiteNotificationStore)?.close()
     }
 
     /// Runs `body` against the center's router in-process.

@@ -4,7 +4,7 @@ as a person would: WebCenterBrowserTests starts a center and runs this script ag
     python center_browser.py LINK SCREENSHOT_FOLDER
 
 Protocol with the test, one line each on standard output: `loaded` once the pages were checked and a live delivery
-may come; `done` at the end (after a search and a snooze). Any failed check raises, and the exit status is not 0.
+may come; `done` at the end (after a search, a snooze and a content extension's action). Any failed check raises, and the exit status is not 0.
 """
 
 import os
@@ -72,6 +72,10 @@ try:
     image = driver.find_element(By.CSS_SELECTOR, 'article[data-id="photo"] img.attachment')
     assert driver.execute_script("return arguments[0].naturalWidth", image) > 0, "the attachment image did not load"
     wait.until(lambda d: d.find_element(By.ID, "live").text == "live")
+    # Every delivery is unread: the header counts them, as the daemon does.
+    unread = len(driver.find_elements(By.CSS_SELECTOR, "article.notification.unread"))
+    assert unread == 5, unread
+    assert driver.find_element(By.ID, "unread-total").text == str(unread), driver.find_element(By.ID, "unread-total").text
     shot("delivered")
 
     driver.get(base + "scheduled")
@@ -99,7 +103,14 @@ try:
     print("loaded", flush=True)
     wait.until(lambda d: present('article[data-id="live1"]'))
     assert driver.execute_script("return document.body.dataset.marker") == "same page", "the page was reloaded"
+    # The unread count follows live too (the stream's `unread` event).
+    wait.until(lambda d: d.find_element(By.ID, "unread-total").text == str(unread + 1))
     shot("live")
+
+    # Mark read: the dot goes and the count drops.
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="hostile"] button.mark-read').click())
+    wait.until(lambda d: not present('article.unread[data-id="hostile"]')
+               and d.find_element(By.ID, "unread-total").text == str(unread))
 
     # An action button, then a text-input action with a reply.
     settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="n1"] button.action').click())
@@ -126,6 +137,22 @@ try:
     wait.until(lambda d: d.current_url == base and not present('article[data-id="photo"]'))
     driver.get(base + "scheduled")
     assert present('tr[data-id="photo.snoozed"]'), driver.page_source
+
+    # A content extension's view: a sandboxed frame in an opaque origin whose script runs but cannot reach the
+    # center; the Accept button below it goes to the extension, which forwards it to the app.
+    driver.get(base)
+    frame = driver.find_element(By.CSS_SELECTOR, 'article[data-id="invite1"] iframe.extension-view')
+    assert frame.get_attribute("sandbox") == "allow-scripts", frame.get_attribute("sandbox")
+    driver.switch_to.frame(frame)
+    wait.until(lambda d: "Drawn by the app's content extension" in d.find_element(By.TAG_NAME, "body").text)
+    assert driver.execute_script("return document.body.dataset.ran") == "yes", "the view's script did not run"
+    assert driver.execute_script("return window.origin") == "null", "the view is not in an opaque origin"
+    assert driver.execute_script(
+        "try { return parent.document.title === undefined; } catch (e) { return true; }"), "the view reached the page"
+    driver.switch_to.default_content()
+    shot("extension")
+    settled(lambda: driver.find_element(By.CSS_SELECTOR, 'article[data-id="invite1"] button.action').click())
+    wait.until(lambda d: d.current_url == base and not present('article[data-id="invite1"]'))
     print("done", flush=True)
 except Exception:
     # What the browser showed when a check failed: for the test's failure message.
