@@ -255,7 +255,7 @@ let package = Package(
             dependencies: [
                 "NotificationServer", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
                 "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
-                "NotificationDaemon", "TestPrograms", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "NotificationDaemon", "TestPrograms", "BenchSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -1,0 +1,197 @@
+import BenchSupport
+import Foundation
+import Logging
+import NotificationAPNsProvider
+import NotificationEngine
+import NotificationModel
+import NotificationServer
+import NotificationStorePostgres
+import PostgresNIO
+import Testing
+
+/// Server mode's figures (docs/benchmarks.md, "Server mode"), each beside a baseline measured in the same run:
+///
+/// 1. Enqueue: registering devices, and adding pending requests in batches through the store, against one raw
+///    `INSERT ... SELECT generate_series` of the same number of rows into a copy of the `pending` table.
+/// 2. A burst of requests due at one instant, delivered to our APNs endpoint by 1, 2 and 4 workers in this process,
+///    with every enqueued request still pending beside it.
+/// 3. Lateness of requests due 20 ms apart with one worker, against a bare sleep-until on the same clock.
+///
+/// Opt-in, like the other benchmarks: `OPENUN_BENCH=1 swift test --filter ServerBenchmark`. Sizes:
+/// `OPENUN_BENCH_DEVICES` (10,000), `OPENUN_BENCH_PENDING` (100,000), `OPENUN_BENCH_BURST` (2,000).
+@Suite(
+    "Server mode benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil),
+    .timeLimit(.minutes(60)))
+struct ServerBenchmark {
+    static func size(_ name: String, _ fallback: Int) -> Int {
+        ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? fallback
+    }
+
+    @Test("enqueue, bursts with 1, 2 and 4 workers, lateness, each against a baseline of the same run")
+    func figures() async throws {
+        let deviceCount = Self.size("OPENUN_BENCH_DEVICES", 10_000)
+        let pendingCount = Self.size("OPENUN_BENCH_PENDING", 100_000)
+        let burst = Self.size("OPENUN_BENCH_BURST", 2_000)
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let configuration = try await freshDatabase()
+        var rows: [(String, String, String, String)] = []
+        func row(_ figure: String, _ value: String, _ baseline: String, _ ratio: String) {
+            rows.append((figure, value, baseline, ratio))
+            print("ServerBenchmark: \(figure): \(value) (baseline \(baseline), \(ratio))")
+        }
+        let clock = ContinuousClock()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            // 1. Devices, then pending requests far in the future, 1,000 per transaction.
+            let devices = (0..<deviceCount).map { registration("bench-\($0)", zone: $0 % 2 == 0 ? "Europe/Paris" : "Asia/Tokyo") }
+            var started = clock.now
+            for device in devices { _ = try await store.registerDevice(device, at: Date()) }
+            let registering = (clock.now - started).seconds
+            row("register devices", "\(Format.count(deviceCount)) in \(Format.duration(registering)) "
+                + "(\(Format.count(Int(Double(deviceCount) / registering)))/s)", "-", "-")
+            let now = Date()
+            let farAway = now.addingTimeInterval(30 * 86_400)
+            let content = Self.content("Bench", "far away")
+            started = clock.now
+            for chunk in stride(from: 0, to: pendingCount, by: 1_000) {
+                let batch = (chunk..<min(pendingCount, chunk + 1_000)).map { index in
+                    PendingRequest(
+                        appID: Device.appID(forDevice: devices[index % deviceCount].id),
+                        spec: RequestSpec(
+                            identifier: "far-\(index)", content: content, trigger: .timeInterval(30 * 86_400, repeats: false)),
+                        addedAt: now, nextFireDate: farAway.addingTimeInterval(Double(index)))
+                }
+                _ = try await store.insertPending(batch: batch, cap: nil, at: now)
+            }
+            let enqueueing = (clock.now - started).seconds
+            let raw = try await Self.rawInsert(configuration, rows: pendingCount, devices: deviceCount)
+            let rate = Double(pendingCount) / enqueueing
+            let rawRate = Double(pendingCount) / raw
+            row(
+                "enqueue \(Format.count(pendingCount)) pending, 1,000 per transaction",
+                "\(Format.count(Int(rate)))/s", "raw INSERT ... SELECT \(Format.count(Int(rawRate)))/s",
+                String(format: "x%.2f of raw", rate / rawRate))
+
+            // 2. Bursts: `burst` requests due at one instant, for as many devices, with everything above pending.
+            var oneWorker = 0.0
+            for workers in [1, 2, 4] {
+                let due = Date().addingTimeInterval(3)
+                let batch = (0..<burst).map { index in
+                    PendingRequest(
+                        appID: Device.appID(forDevice: devices[index % deviceCount].id),
+                        spec: RequestSpec(
+                            identifier: "burst-\(workers)-\(index)", content: Self.content("burst-\(workers)-\(index)"),
+                            trigger: .timeInterval(3, repeats: false)),
+                        addedAt: Date(), nextFireDate: due)
+                }
+                _ = try await store.insertPending(batch: batch, cap: nil, at: Date())
+                let before = side.received.count
+                let last = try await Self.withWorkers(workers, configuration: configuration, side: side) {
+                    _ = await eventually(within: 600) { side.received.count - before >= burst }
+                    return Date()
+                }
+                let seconds = last.timeIntervalSince(due)
+                let perSecond = Double(burst) / seconds
+                if workers == 1 { oneWorker = perSecond }
+                row(
+                    "burst of \(Format.count(burst)) due at once, \(workers) worker\(workers == 1 ? "" : "s")",
+                    "\(Format.count(Int(perSecond)))/s (last after \(Format.duration(seconds)))",
+                    "1 worker \(Format.count(Int(oneWorker)))/s", String(format: "x%.2f", perSecond / oneWorker))
+            }
+
+            // 3. Lateness: 300 requests 20 ms apart, one worker, against a bare sleep-until of the same offsets.
+            let offsets = (0..<300).map { Double($0) * 0.02 }
+            let start = Date().addingTimeInterval(3)
+            let spaced = offsets.enumerated().map { index, offset in
+                PendingRequest(
+                    appID: Device.appID(forDevice: devices[index % deviceCount].id),
+                    spec: RequestSpec(
+                        identifier: "spaced-\(index)", content: Self.content("spaced-\(index)"),
+                        trigger: .timeInterval(3 + offset, repeats: false)),
+                    addedAt: Date(), nextFireDate: start.addingTimeInterval(offset))
+            }
+            _ = try await store.insertPending(batch: spaced, cap: nil, at: Date())
+            try await Self.withWorkers(1, configuration: configuration, side: side) {
+                _ = try await eventually(within: 600) {
+                    try await store.history(appID: nil, limit: 400).filter { $0.requestIdentifier.hasPrefix("spaced-") }.count
+                        >= offsets.count
+                }
+            }
+            let history = try await store.history(appID: nil, limit: 400).filter { $0.requestIdentifier.hasPrefix("spaced-") }
+            let lateness = Percentiles(history.compactMap { entry in entry.dueDate.map { entry.actedAt.timeIntervalSince($0) } })
+            let baseline = Percentiles(try await bareSleepLateness(offsets: offsets))
+            row(
+                "lateness p50 / p99, \(Format.count(pendingCount)) pending, 1 worker (to the recorded fire)",
+                "\(Format.duration(lateness.p50)) / \(Format.duration(lateness.p99))",
+                "bare sleep-until \(Format.duration(baseline.p50)) / \(Format.duration(baseline.p99))",
+                String(format: "x%.1f / x%.1f", lateness.p50 / baseline.p50, lateness.p99 / baseline.p99))
+        }
+        await side.stop()
+        print("ServerBenchmark: | figure | value | baseline (same run) | ratio |")
+        print("ServerBenchmark: |---|---|---|---|")
+        for (figure, value, baseline, ratio) in rows { print("ServerBenchmark: | \(figure) | \(value) | \(baseline) | \(ratio) |") }
+    }
+
+    /// Content with a title (the endpoint's record of each request) and a body.
+    static func content(_ title: String, _ body: String = "") -> NotificationPayload {
+        var content = NotificationPayload()
+        content.title = title
+        content.body = body
+        return content
+    }
+
+    /// Seconds one raw `INSERT ... SELECT generate_series` of `rows` rows takes into a copy of `pending` (its
+    /// indexes included), the baseline of the enqueue figure.
+    static func rawInsert(_ configuration: PostgresClient.Configuration, rows: Int, devices: Int) async throws -> Double {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "ServerBenchmark"))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await client.query("CREATE TABLE bench_pending (LIKE pending INCLUDING ALL)")
+            let spec = ByteBuffer(
+                bytes: try StoredJSON.encode(RequestSpec(identifier: "x", content: content("Bench", "far away"), trigger: nil)))
+            let now = Date().timeIntervalSince1970
+            let started = ContinuousClock.now
+            try await client.query(
+                """
+                INSERT INTO bench_pending (app, identifier, spec, added_at, next_fire, floating)
+                SELECT 'device:bench-' || (i % \(devices)), 'far-' || i, \(spec), \(now), \(now + 30 * 86_400) + i, false
+                FROM generate_series(0, \(rows - 1)) AS i
+                """)
+            let seconds = (ContinuousClock.now - started).seconds
+            try await client.query("DROP TABLE bench_pending")
+            return seconds
+        }
+    }
+
+    /// Runs `count` workers (each its own store, pool and APNs client) on the database while `body` runs.
+    static func withWorkers<T: Sendable>(
+        _ count: Int, configuration: PostgresClient.Configuration, side: DeviceSide,
+        _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        let stores = (0..<count).map { PostgresNotificationStore(configuration: configuration, owner: "bench-\($0)") }
+        let clients = try (0..<count).map { _ in try side.client() }
+        var engine = EngineConfiguration()
+        engine.claimBatch = ServerWorker.claimBatch
+        let workers = zip(stores, clients).map { store, client in
+            ServerWorker(store: store, development: client, production: client, configuration: engine)
+        }
+        let pools = stores.map { store in Task { await store.run() } }
+        let running = workers.map { worker in Task { await worker.run() } }
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
+        for pool in pools { pool.cancel() }
+        for pool in pools { await pool.value }
+        for client in clients { try? await client.shutdown() }
+        return try result.get()
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
