@@ -246,7 +246,11 @@ public actor DaemonConnection {
                             }
                             try await outbound.write(ByteBuffer(bytes: bytes))
                         }
+                        // The stream ends only when the app closes the connection (`close()`): close the socket, so
+                        // the daemon sees the app leave now rather than when its process exits (the channel does not
+                        // half-close, so finishing the writer alone would not tell it).
                         outbound.finish()
+                        channel.channel.close(promise: nil)
                     }
                     defer { group.cancelAll() }
                     for try await line in inbound {

@@ -104,7 +104,7 @@ struct ContentExtensionAPITests {
         #expect(try await system.scheduler.store.contentExtension(appID: "com.example.chat") == nil)
     }
 
-    @Test("an extension in the app's process draws and answers over the daemon's socket; nil unregisters it")
+    @Test("an extension in the app's process draws and answers over the daemon's socket; nil, or the app closing its connection, unregisters it")
     func inProcessOverSocket() async throws {
         let folder = URL(fileURLWithPath: "/tmp/unotify-cx-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -146,8 +146,14 @@ struct ContentExtensionAPITests {
         await center.setContentExtension(categories: ["invite"], nil)
         #expect(await registry.contentExtension(for: notification) == nil)
 
-        // (When the app's process goes, the daemon unregisters it with the session: `unregister(appID:ifStill:)`,
-        // tested in ContentExtensionTests. DaemonConnection.close() does not close the socket itself, so this test
-        // cannot end the session the way a process exit does.)
+        // The app closes its connection (as its process ending would): the daemon unregisters its extension.
+        await center.setContentExtension(categories: ["invite"]) { InviteView() }
+        #expect(await registry.contentExtension(for: notification) != nil)
+        await backend.connection(for: app).close()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await registry.contentExtension(for: notification) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await registry.contentExtension(for: notification) == nil, "still registered after the app closed")
     }
 }
