@@ -7,15 +7,19 @@ public struct RequestSpec: Sendable, Hashable, Codable {
     /// `nil` delivers at once.
     public var trigger: TriggerSpec?
     public var missedFirePolicy: MissedFirePolicy
+    /// APNs headers for a server-mode worker sending it to a device; `nil` (always, for local requests) lets the
+    /// worker choose.
+    public var apns: APNsOptions?
 
     public init(
         identifier: String, content: NotificationPayload, trigger: TriggerSpec?,
-        missedFirePolicy: MissedFirePolicy = .deliver
+        missedFirePolicy: MissedFirePolicy = .deliver, apns: APNsOptions? = nil
     ) {
         self.identifier = identifier
         self.content = content
         self.trigger = trigger
         self.missedFirePolicy = missedFirePolicy
+        self.apns = apns
     }
 }
 

@@ -79,10 +79,15 @@ public final class APNsPresenter: ConfirmingPresenter {
         let push: APNsNotification
         do {
             let identifier = notification.identifier
+            // The request's own APNs options first (`RequestSpec.apns`), else the presentation decides.
+            let given = notification.request.apns
             push = APNsNotification(
                 deviceToken: device.token, topic: device.topic, pushType: .alert,
-                priority: options.isVisible ? .immediate : .considerate,
-                collapseID: identifier.utf8.count <= APNsNotification.collapseIDLimit ? identifier : nil,
+                priority: given?.priority.flatMap(APNsNotification.Priority.init(rawValue:))
+                    ?? (options.isVisible ? .immediate : .considerate),
+                expiration: given?.expiration,
+                collapseID: given?.collapseID
+                    ?? (identifier.utf8.count <= APNsNotification.collapseIDLimit ? identifier : nil),
                 apnsID: apnsID, payload: try APNsPayloadEncoder.payload(for: notification.request.content))
         } catch {
             metrics.recordAnswer("ClientRefused", at: clock.now)

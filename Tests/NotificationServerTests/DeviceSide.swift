@@ -18,6 +18,10 @@ final class DeviceSide: Sendable {
         var apnsID: String
         var status: Int
         var title: String
+        /// The `apns-priority`, `apns-expiration` and `apns-collapse-id` headers as sent ("" when absent).
+        var priority = ""
+        var expiration = ""
+        var collapseID = ""
     }
 
     static let keyID = "KEY1234567"
@@ -69,7 +73,8 @@ final class DeviceSide: Sendable {
                 state.received.append(
                     Received(
                         token: token, topic: topic, apnsID: apnsID, status: reason?.status ?? 200,
-                        title: alert?["title"] as? String ?? ""))
+                        title: alert?["title"] as? String ?? "", priority: header("apns-priority"),
+                        expiration: header("apns-expiration"), collapseID: header("apns-collapse-id")))
                 if let reason { return APNsResponse(reason: reason, apnsID: apnsID) }
                 return .success(apnsID: apnsID)
             }

@@ -129,6 +129,40 @@ struct ServerAPITests {
         }
     }
 
+    @Test("a request's APNs options are stored and listed; bad ones are refused")
+    func apnsOptions() async throws {
+        try await withAPI { client, devices, _ in
+            _ = try await Self.send(client, .put, "/v1/devices/d1", Self.device)
+            let body = #"""
+                {"identifier":"score","title":"2-1","trigger":{"timeInterval":600},
+                 "apns":{"expiration":"2026-11-26T13:00:00Z","priority":5,"collapseID":"match-42"}}
+                """#
+            let (status, stored) = try await Self.send(client, .post, "/v1/devices/d1/requests", body)
+            #expect(status == .created)
+            let apns = try #require(stored["apns"] as? [String: Any])
+            #expect(apns["expiration"] as? String == "2026-11-26T13:00:00Z")
+            #expect(apns["priority"] as? Int == 5)
+            #expect(apns["collapseID"] as? String == "match-42")
+            let pending = try await devices.pendingRequests(forDevice: "d1")
+            #expect(
+                pending.first?.spec.apns
+                    == APNsOptions(expiration: instant("2026-11-26T13:00:00Z"), priority: 5, collapseID: "match-42"))
+            let seconds = #"{"identifier":"s","trigger":{"timeInterval":600},"apns":{"expiration":1795000000}}"#
+            #expect(try await Self.send(client, .post, "/v1/devices/d1/requests", seconds).0 == .created)
+            let long = String(repeating: "x", count: 65)
+            for bad in [
+                #"{"priority":7}"#, #"{"collapseID":"\#(long)"}"#, #"{"collapseID":""}"#, #"{"expiration":"tomorrow"}"#,
+                #"{"expiration":-5}"#, #"{"expiration":true}"#, #"{"urgency":"high"}"#, #""fast""#,
+            ] {
+                let request = #"{"identifier":"bad","trigger":{"timeInterval":600},"apns":\#(bad)}"#
+                let (refused, reason) = try await Self.send(client, .post, "/v1/devices/d1/requests", request)
+                #expect(refused == .badRequest, "\(bad)")
+                #expect((reason["detail"] as? String)?.contains("apns") == true, "\(bad): \(reason)")
+            }
+            #expect(try await devices.pendingRequests(forDevice: "d1").map(\.identifier).sorted() == ["s", "score"])
+        }
+    }
+
     @Test("path parameters are percent-decoded: a device 'phone 1' and a request 'a/b'")
     func percentEncodedPaths() async throws {
         try await withAPI { client, devices, _ in

@@ -139,6 +139,30 @@ struct WorkerDeliveryTests {
         await side.stop()
     }
 
+    @Test("a request's APNs options become its headers: expiration, priority, collapse id; without them the worker chooses")
+    func apnsOptions() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let clock = ManualNotificationClock(now: instant("2026-01-05T07:00:00Z"))
+        try await withTwoWorkers(side: side, clock: clock, running: (true, false)) { a, _, _ in
+            try await a.devices.register(registration("d1", zone: "Europe/Paris"))
+            var given = spec("given", .timeInterval(60, repeats: false))
+            given.apns = APNsOptions(expiration: instant("2026-01-05T08:00:00Z"), priority: 5, collapseID: "score-42")
+            try await a.devices.schedule(given, forDevice: "d1")
+            try await a.devices.schedule(spec("plain", .timeInterval(60, repeats: false)), forDevice: "d1")
+            clock.advance(by: 60)
+            #expect(await eventually { side.received.count >= 2 })
+            let byTitle = Dictionary(uniqueKeysWithValues: side.received.map { ($0.title, $0) })
+            #expect(byTitle["given"]?.priority == "5")
+            #expect(byTitle["given"]?.expiration == "\(Int(instant("2026-01-05T08:00:00Z").timeIntervalSince1970))")
+            #expect(byTitle["given"]?.collapseID == "score-42")
+            #expect(byTitle["plain"]?.priority == "10")
+            #expect(byTitle["plain"]?.expiration == "")
+            #expect(byTitle["plain"]?.collapseID == "plain")
+        }
+        await side.stop()
+    }
+
     @Test("a worker that gives up (503 on every attempt) leaves the claim; after the lease it is sent again with the same apns-id")
     func gaveUpIsRetriedAfterTheLease() async throws {
         let side = try await DeviceSide()

@@ -12,7 +12,7 @@ enum ServerAPIJSON {
     /// The fields of a request, as `unotify add` takes them.
     static let requestFields: Set<String> = [
         "identifier", "title", "subtitle", "body", "badge", "sound", "categoryIdentifier", "threadIdentifier",
-        "userInfo", "trigger",
+        "userInfo", "trigger", "apns",
     ]
     /// The fields of a device registration.
     static let deviceFields: Set<String> = ["token", "topic", "environment", "timeZone", "locale"]
@@ -79,7 +79,43 @@ enum ServerAPIJSON {
             }
         }
         return RequestSpec(
-            identifier: identifier, content: content, trigger: try trigger(object["trigger"], path: path + "trigger"))
+            identifier: identifier, content: content, trigger: try trigger(object["trigger"], path: path + "trigger"),
+            apns: try apnsOptions(object["apns"], path: path + "apns"))
+    }
+
+    /// A request's APNs headers: `{"expiration": ..., "priority": 5, "collapseID": "..."}`, each optional;
+    /// `expiration` is an ISO 8601 instant or seconds since 1970 (APNs's own form), 0 for "at once only".
+    static func apnsOptions(_ value: Any?, path: String) throws -> APNsOptions? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let object = value as? [String: Any] else { throw ServerAPIError.badRequest("\(path) must be an object") }
+        try refuseUnknown(object, allowed: ["expiration", "priority", "collapseID"], path: path + ".")
+        var options = APNsOptions()
+        switch object["expiration"] {
+        case nil, is NSNull: break
+        case let text as String:
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw ServerAPIError.badRequest("\(path).expiration must be an ISO 8601 instant or seconds since 1970")
+            }
+            options.expiration = date
+        case let number as NSNumber where !isBoolean(number) && number.doubleValue >= 0:
+            options.expiration = Date(timeIntervalSince1970: number.doubleValue.rounded(.down))
+        default:
+            throw ServerAPIError.badRequest("\(path).expiration must be an ISO 8601 instant or seconds since 1970")
+        }
+        if let priority = try integer(object, "priority", path: path + ".") {
+            guard APNsOptions.priorities.contains(priority) else {
+                throw ServerAPIError.badRequest("\(path).priority must be 10, 5 or 1")
+            }
+            options.priority = priority
+        }
+        if let collapseID = try string(object, "collapseID", path: path + ".") {
+            guard !collapseID.isEmpty, collapseID.utf8.count <= APNsOptions.collapseIDLimit else {
+                throw ServerAPIError.badRequest(
+                    "\(path).collapseID must have 1 to \(APNsOptions.collapseIDLimit) bytes of UTF-8")
+            }
+            options.collapseID = collapseID
+        }
+        return options
     }
 
     /// A trigger: absent or null delivers at once.
@@ -167,6 +203,13 @@ enum ServerAPIJSON {
             if let zone = components.timeZoneIdentifier { fields["timeZone"] = zone }
             request["trigger"] = ["calendar": fields, "repeats": repeats]
         default: break
+        }
+        if let apns = pending.spec.apns {
+            var fields: [String: Any] = [:]
+            if let expiration = apns.expiration { fields["expiration"] = expiration.ISO8601Format() }
+            if let priority = apns.priority { fields["priority"] = priority }
+            if let collapseID = apns.collapseID { fields["collapseID"] = collapseID }
+            request["apns"] = fields
         }
         return request
     }
