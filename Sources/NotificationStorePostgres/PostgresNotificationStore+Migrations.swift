@@ -165,6 +165,35 @@ extension PostgresNotificationStore {
                 FOR EACH STATEMENT EXECUTE FUNCTION unotify_pending_inserted()
                 """,
             ]),
+        // The push service's audiences (issue 20, docs/push-service.md): a device's account (at most one), aliases
+        // and tags, removed with the device. The second indexes serve pushes to an account, an alias or a tag.
+        Migration(
+            version: 5, name: "audiences",
+            statements: [
+                """
+                CREATE TABLE device_account (
+                    device_id text PRIMARY KEY REFERENCES device (id) ON DELETE CASCADE,
+                    account text NOT NULL
+                )
+                """,
+                "CREATE INDEX device_account_account ON device_account (account, device_id)",
+                """
+                CREATE TABLE device_alias (
+                    device_id text NOT NULL REFERENCES device (id) ON DELETE CASCADE,
+                    alias text NOT NULL,
+                    PRIMARY KEY (device_id, alias)
+                )
+                """,
+                "CREATE INDEX device_alias_alias ON device_alias (alias, device_id)",
+                """
+                CREATE TABLE device_tag (
+                    device_id text NOT NULL REFERENCES device (id) ON DELETE CASCADE,
+                    tag text NOT NULL,
+                    PRIMARY KEY (device_id, tag)
+                )
+                """,
+                "CREATE INDEX device_tag_tag ON device_tag (tag, device_id)",
+            ]),
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).

@@ -56,11 +56,14 @@ struct ServerAPITests {
     func unauthorized() async throws {
         try await withAPI { client, _, router in
             let routes = Self.routes(router)
-            #expect(routes.count == 7)
+            // 7 device routes (issue 12) and 11 push-service routes (issue 20, PushAPITests).
+            #expect(routes.count == 18)
             for route in routes {
                 let parts = route.split(separator: " ")
                 let path = String(parts[1]).replacingOccurrences(of: "{id}", with: "d1")
                     .replacingOccurrences(of: "{identifier}", with: "r1")
+                    .replacingOccurrences(of: "{alias}", with: "a1").replacingOccurrences(of: "{tag}", with: "t1")
+                    .replacingOccurrences(of: "{account}", with: "u1")
                 let method = HTTPRequest.Method(String(parts[0]))!
                 for authorization in [nil, "Bearer wrong", "Basic \(Self.token)", "Bearer \(Self.token)x"] {
                     let (status, body) = try await Self.send(client, method, path, "{}", authorization: authorization)
@@ -275,7 +278,7 @@ struct ServerAPITests {
         try await withAPI { _, _, router in
             let served = Self.routes(router)
             let documented = try Self.documentedRoutes()
-            #expect(served.count == 7)
+            #expect(served.count == 18)
             #expect(Set(served).subtracting(documented).isEmpty, "served but not documented")
             #expect(Set(documented).subtracting(served).isEmpty, "documented but not served")
             #expect(served == documented)

@@ -1,0 +1,116 @@
+import Foundation
+import NotificationEngine
+import NotificationStorePostgres
+
+/// The push service's Swift API for backends (issue 20, docs/push-service.md): audiences (a device's account, aliases
+/// and tags), device checks and tag expressions, on the PostgreSQL store server mode runs on.
+///
+/// The HTTP API (``ServerAPI``) serves the same calls under `/v1/devices/{id}/account`, `…/aliases`, `…/tags`,
+/// `/v1/accounts/{account}/devices`, `/v1/aliases/{alias}/devices`, `/v1/device-checks` and `/v1/audience-counts`.
+///
+/// ```swift
+/// let push = PushService(store: store)
+/// try await push.bindAccount("user-42", deviceID: "user-42-phone")
+/// try await push.bindTags(["news", "sports"], deviceID: "user-42-phone")
+/// let expression = try TagExpression(json: ["and": [["tag": "news"], ["not": ["tag": "muted"]]]])
+/// let reached = try await push.deviceCount(matching: expression)
+/// ```
+public struct PushService: Sendable {
+    /// The store, shared with the workers.
+    public let store: PostgresNotificationStore
+    /// Creates the service on a migrated store whose pool runs.
+    ///
+    /// - Parameter store: The PostgreSQL store (``PostgresNotificationStore/migrate()`` called).
+    public init(store: PostgresNotificationStore) {
+        self.store = store
+    }
+
+    // MARK: - Audiences
+
+    /// Binds a device to an account, replacing the one it had (a device has at most one).
+    ///
+    /// - Returns: The device's audience afterwards.
+    /// - Throws: `DeviceError` (`invalidName`, `unknownDevice`); store failures.
+    @discardableResult
+    public func bindAccount(_ account: String, deviceID: String) async throws -> DeviceAudience {
+        try await store.bindAccount(account, deviceID: deviceID)
+    }
+
+    /// Unbinds a device from its account.
+    ///
+    /// - Returns: The device's audience afterwards.
+    /// - Throws: `DeviceError` (`unknownDevice`); store failures.
+    @discardableResult
+    public func unbindAccount(deviceID: String) async throws -> DeviceAudience {
+        try await store.unbindAccount(deviceID: deviceID)
+    }
+
+    /// Adds aliases to a device (at most ``AudienceLimits/aliasesPerDevice`` in all).
+    ///
+    /// - Returns: The device's audience afterwards.
+    /// - Throws: `DeviceError` (`invalidName`, `tooManyAliases`, `unknownDevice`); store failures.
+    @discardableResult
+    public func bindAliases(_ aliases: [String], deviceID: String) async throws -> DeviceAudience {
+        try await store.bindAliases(aliases, deviceID: deviceID)
+    }
+
+    /// Removes aliases from a device; `nil` removes all.
+    ///
+    /// - Returns: The device's audience afterwards.
+    /// - Throws: `DeviceError` (`unknownDevice`); store failures.
+    @discardableResult
+    public func unbindAliases(_ aliases: [String]?, deviceID: String) async throws -> DeviceAudience {
+        try await store.unbindAliases(aliases, deviceID: deviceID)
+    }
+
+    /// Adds tags to a device (at most ``AudienceLimits/tagsPerDevice`` in all).
+    ///
+    /// - Returns: The device's audience afterwards.
+    /// - Throws: `DeviceError` (`invalidName`, `tooManyTags`, `unknownDevice`); store failures.
+    @discardableResult
+    public func bindTags(_ tags: [String], deviceID: String) async throws -> DeviceAudience {
+        try await store.bindTags(tags, deviceID: deviceID)
+    }
+
+    /// Removes tags from a device; `nil` removes all.
+    ///
+    /// - Returns: The device's audience afterwards.
+    /// - Throws: `DeviceError` (`unknownDevice`); store failures.
+    @discardableResult
+    public func unbindTags(_ tags: [String]?, deviceID: String) async throws -> DeviceAudience {
+        try await store.unbindTags(tags, deviceID: deviceID)
+    }
+
+    /// A device's account, aliases and tags.
+    ///
+    /// - Throws: `DeviceError` (`unknownDevice`); store failures.
+    public func audience(deviceID: String) async throws -> DeviceAudience {
+        try await store.audience(deviceID: deviceID)
+    }
+
+    /// The devices bound to an account, a page at a time (see ``PostgresNotificationStore/devices(account:after:limit:)``).
+    public func devices(account: String, after: String? = nil, limit: Int = AudienceLimits.devicesPerPage)
+        async throws -> [Device]
+    {
+        try await store.devices(account: account, after: after, limit: limit)
+    }
+
+    /// The devices with an alias, a page at a time (see ``PostgresNotificationStore/devices(alias:after:limit:)``).
+    public func devices(alias: String, after: String? = nil, limit: Int = AudienceLimits.devicesPerPage)
+        async throws -> [Device]
+    {
+        try await store.devices(alias: alias, after: after, limit: limit)
+    }
+
+    /// Checks up to ``AudienceLimits/devicesPerCheck`` device identifiers: known, active, zone, topic.
+    ///
+    /// - Throws: `DeviceError` (`tooManyDevices`); store failures.
+    public func checkDevices(ids: [String]) async throws -> [DeviceCheck] {
+        try await store.checkDevices(ids: ids)
+    }
+
+    /// How many active devices a tag expression reaches now.
+    public func deviceCount(matching expression: TagExpression) async throws -> Int {
+        try await store.deviceCount(matching: expression)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NotificationStorePostgres
+
+// The push service's routes (issue 20, docs/push-service.md), registered by `ServerAPI.router()` behind the same
+// token check and JSON errors as the device routes.
+extension ServerAPI {
+    /// The push service on the API's store.
+    var push: PushService { PushService(store: devices.store) }
+
+    /// Adds the audience, device-check and tag-expression routes.
+    func addPushRoutes(to router: Router<ServerAPIRequestContext>) {
+        let push = push
+        router.put("/v1/devices/:id/account") { request, context in
+            let id = try Self.parameter("id", context)
+            let object = try await body(request)
+            try Self.refuseUnknown(object, allowed: ["account"])
+            guard let account = object["account"] as? String else {
+                throw ServerAPIError.badRequest("account is required (a string)")
+            }
+            let audience = try await call { try await push.bindAccount(account, deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.delete("/v1/devices/:id/account") { _, context in
+            let id = try Self.parameter("id", context)
+            let audience = try await call { try await push.unbindAccount(deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.post("/v1/devices/:id/aliases") { request, context in
+            let id = try Self.parameter("id", context)
+            let aliases = try Self.names(try await body(request), "aliases")
+            let audience = try await call { try await push.bindAliases(aliases, deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.delete("/v1/devices/:id/aliases/:alias") { _, context in
+            let id = try Self.parameter("id", context)
+            let alias = try Self.parameter("alias", context)
+            let audience = try await call { try await push.unbindAliases([alias], deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.post("/v1/devices/:id/tags") { request, context in
+            let id = try Self.parameter("id", context)
+            let tags = try Self.names(try await body(request), "tags")
+            let audience = try await call { try await push.bindTags(tags, deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.delete("/v1/devices/:id/tags/:tag") { _, context in
+            let id = try Self.parameter("id", context)
+            let tag = try Self.parameter("tag", context)
+            let audience = try await call { try await push.unbindTags([tag], deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.get("/v1/devices/:id/audience") { _, context in
+            let id = try Self.parameter("id", context)
+            let audience = try await call { try await push.audience(deviceID: id) }
+            return Self.json(.ok, Self.json(audience))
+        }
+        router.get("/v1/accounts/:account/devices") { request, context in
+            let account = try Self.parameter("account", context)
+            let after = request.uri.queryParameters["after"].map(String.init)
+            let devices = try await call { try await push.devices(account: account, after: after) }
+            return Self.json(.ok, Self.page(devices))
+        }
+        router.get("/v1/aliases/:alias/devices") { request, context in
+            let alias = try Self.parameter("alias", context)
+            let after = request.uri.queryParameters["after"].map(String.init)
+            let devices = try await call { try await push.devices(alias: alias, after: after) }
+            return Self.json(.ok, Self.page(devices))
+        }
+        router.post("/v1/device-checks") { request, _ in
+            let object = try await body(request)
+            try Self.refuseUnknown(object, allowed: ["devices"])
+            guard let ids = object["devices"] as? [String], !ids.isEmpty else {
+                throw ServerAPIError.badRequest("devices must be a non-empty array of device identifiers")
+            }
+            let checks = try await call { try await push.checkDevices(ids: ids) }
+            return Self.json(.ok, ["devices": checks.map(Self.json)])
+        }
+        router.post("/v1/audience-counts") { request, _ in
+            let object = try await body(request)
+            try Self.refuseUnknown(object, allowed: ["tag"])
+            guard let value = object["tag"] else {
+                throw ServerAPIError.badRequest("tag is required (a tag expression)")
+            }
+            let expression = try Self.tagExpression(value, path: "tag")
+            let count = try await call { try await push.deviceCount(matching: expression) }
+            return Self.json(.ok, ["devices": count])
+        }
+    }
+
+    // MARK: - JSON
+
+    /// A tag expression from a body's field, refused with 400 `InvalidTagExpression` naming where and why.
+    static func tagExpression(_ value: Any, path: String) throws -> TagExpression {
+        do { return try TagExpression(json: value, path: path) } catch {
+            throw ServerAPIError(.badRequest, reason: "InvalidTagExpression", detail: error.description)
+        }
+    }
+
+    /// A non-empty array of names from a body `{"<key>": [...]}`.
+    static func names(_ object: [String: Any], _ key: String) throws -> [String] {
+        try refuseUnknown(object, allowed: [key])
+        guard let names = object[key] as? [String], !names.isEmpty else {
+            throw ServerAPIError.badRequest("\(key) must be a non-empty array of strings")
+        }
+        return names
+    }
+
+    static func refuseUnknown(_ object: [String: Any], allowed: Set<String>) throws {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
+        }
+    }
+
+    static func json(_ audience: DeviceAudience) -> [String: Any] {
+        var object: [String: Any] = ["device": audience.deviceID, "aliases": audience.aliases, "tags": audience.tags]
+        object["account"] = audience.account ?? NSNull()
+        return object
+    }
+
+    static func json(_ check: DeviceCheck) -> [String: Any] {
+        var object: [String: Any] = ["id": check.deviceID, "known": check.isKnown, "active": check.isActive]
+        if let zone = check.timeZoneIdentifier { object["timeZone"] = zone }
+        if let topic = check.topic { object["topic"] = topic }
+        if let date = check.lastRegisteredAt { object["lastRegisteredAt"] = date.ISO8601Format() }
+        return object
+    }
+
+    /// A page of devices; `next` is the cursor of the next page (`?after=`) when the page is full.
+    static func page(_ devices: [Device]) -> [String: Any] {
+        var object: [String: Any] = ["devices": devices.map(ServerAPIJSON.json)]
+        if devices.count == AudienceLimits.devicesPerPage, let last = devices.last { object["next"] = last.id }
+        return object
+    }
+}
