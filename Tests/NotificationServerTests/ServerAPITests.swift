@@ -56,14 +56,15 @@ struct ServerAPITests {
     func unauthorized() async throws {
         try await withAPI { client, _, router in
             let routes = Self.routes(router)
-            // 7 device routes (issue 12) and 11 push-service routes (issue 20, PushAPITests).
-            #expect(routes.count == 18)
+            // 7 device routes (issue 12) and 16 push-service routes (issue 20, PushAPITests, PushDeliveryTests).
+            #expect(routes.count == 23)
             for route in routes {
                 let parts = route.split(separator: " ")
                 let path = String(parts[1]).replacingOccurrences(of: "{id}", with: "d1")
                     .replacingOccurrences(of: "{identifier}", with: "r1")
                     .replacingOccurrences(of: "{alias}", with: "a1").replacingOccurrences(of: "{tag}", with: "t1")
-                    .replacingOccurrences(of: "{account}", with: "u1")
+                    .replacingOccurrences(of: "{account}", with: "u1").replacingOccurrences(of: "{messageId}", with: "m1")
+                    .replacingOccurrences(of: "{topic}", with: "com.example.app")
                 let method = HTTPRequest.Method(String(parts[0]))!
                 for authorization in [nil, "Bearer wrong", "Basic \(Self.token)", "Bearer \(Self.token)x"] {
                     let (status, body) = try await Self.send(client, method, path, "{}", authorization: authorization)
@@ -278,7 +279,7 @@ struct ServerAPITests {
         try await withAPI { _, _, router in
             let served = Self.routes(router)
             let documented = try Self.documentedRoutes()
-            #expect(served.count == 18)
+            #expect(served.count == 23)
             #expect(Set(served).subtracting(documented).isEmpty, "served but not documented")
             #expect(Set(documented).subtracting(served).isEmpty, "documented but not served")
             #expect(served == documented)

@@ -18,11 +18,17 @@ import NotificationStorePostgres
 public struct PushService: Sendable {
     /// The store, shared with the workers.
     public let store: PostgresNotificationStore
+    /// Dates pushes as they are accepted.
+    public let clock: any NotificationClock
+
     /// Creates the service on a migrated store whose pool runs.
     ///
-    /// - Parameter store: The PostgreSQL store (``PostgresNotificationStore/migrate()`` called).
-    public init(store: PostgresNotificationStore) {
+    /// - Parameters:
+    ///   - store: The PostgreSQL store (``PostgresNotificationStore/migrate()`` called).
+    ///   - clock: Dates accepted pushes; the system's time by default.
+    public init(store: PostgresNotificationStore, clock: any NotificationClock = ServerWorker.utcClock) {
         self.store = store
+        self.clock = clock
     }
 
     // MARK: - Audiences
@@ -112,5 +118,52 @@ public struct PushService: Sendable {
     /// How many active devices a tag expression reaches now.
     public func deviceCount(matching expression: TagExpression) async throws -> Int {
         try await store.deviceCount(matching: expression)
+    }
+
+    // MARK: - Pushes
+
+    /// Accepts pushes, all or none (at most 100 in one call): each is stored with its message identifier and fanned
+    /// out by the workers (``PushFanOut``), never in this call.
+    ///
+    /// ```swift
+    /// var content = NotificationPayload()
+    /// content.title = "Match tonight"
+    /// let id = try await push.send([
+    ///     PushMessage(target: .tag(.tag("sports")), content: content, sendTime: .now, createdAt: push.clock.now)
+    /// ]).first
+    /// ```
+    ///
+    /// - Returns: The message identifiers, in order.
+    /// - Throws: `PushError` for an invalid push (nothing is stored then); store failures.
+    @discardableResult
+    public func send(_ pushes: [PushMessage]) async throws -> [String] {
+        try await store.insertPushes(pushes)
+        return pushes.map(\.id)
+    }
+
+    /// The push with this message identifier, or `nil`.
+    public func push(id: String) async throws -> PushMessage? {
+        try await store.push(id: id)
+    }
+
+    /// Cancels a push not yet sent to every device.
+    ///
+    /// - Returns: How many devices' pending requests were removed.
+    /// - Throws: `PushError` (`unknownMessage`, `alreadySent`); store failures.
+    @discardableResult
+    public func cancel(id: String) async throws -> Int {
+        try await store.cancelPush(id: id)
+    }
+
+    /// A push's statistics (targeted, sent, accepted, failed by reason, cancelled), exact at the moment of the call.
+    ///
+    /// - Returns: `nil` for an unknown message identifier.
+    public func statistics(id: String) async throws -> PushStatistics? {
+        try await store.pushStatistics(id: id)
+    }
+
+    /// The statistics of every push to one topic's devices (an app's).
+    public func statistics(topic: String, since: Date? = nil) async throws -> PushStatistics {
+        try await store.pushStatistics(topic: topic, since: since)
     }
 }

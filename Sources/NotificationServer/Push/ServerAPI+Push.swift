@@ -7,7 +7,7 @@ import NotificationStorePostgres
 // token check and JSON errors as the device routes.
 extension ServerAPI {
     /// The push service on the API's store.
-    var push: PushService { PushService(store: devices.store) }
+    var push: PushService { PushService(store: devices.store, clock: devices.scheduler.clock) }
 
     /// Adds the audience, device-check and tag-expression routes.
     func addPushRoutes(to router: Router<ServerAPIRequestContext>) {
@@ -87,6 +87,76 @@ extension ServerAPI {
             let count = try await call { try await push.deviceCount(matching: expression) }
             return Self.json(.ok, ["devices": count])
         }
+        addPushMessageRoutes(to: router, push: push)
+    }
+
+    /// Adds the routes of pushes and their statistics.
+    func addPushMessageRoutes(to router: Router<ServerAPIRequestContext>, push: PushService) {
+        router.post("/v1/pushes") { request, _ in
+            let message = try PushJSON.push(try await body(request), path: "", now: push.clock.now)
+            _ = try await Self.pushCall { try await push.send([message]) }
+            return Self.json(.accepted, ["messageId": message.id])
+        }
+        router.post("/v1/mass-pushes") { request, _ in
+            let object = try await body(request)
+            try Self.refuseUnknown(object, allowed: ["pushes"])
+            guard let list = object["pushes"] as? [Any], !list.isEmpty else {
+                throw ServerAPIError.badRequest("pushes must be a non-empty array of pushes")
+            }
+            guard list.count <= PostgresNotificationStore.maximumPushesPerCall else {
+                throw ServerAPIError(
+                    .badRequest, reason: "TooManyPushes",
+                    detail: "\(list.count) pushes: a mass push carries at most \(PostgresNotificationStore.maximumPushesPerCall)")
+            }
+            let now = push.clock.now
+            let messages = try list.enumerated().map { index, value in
+                guard let object = value as? [String: Any] else {
+                    throw ServerAPIError.badRequest("pushes[\(index)] must be an object")
+                }
+                return try PushJSON.push(object, path: "pushes[\(index)].", now: now)
+            }
+            let ids = try await Self.pushCall { try await push.send(messages) }
+            return Self.json(.accepted, ["messageIds": ids])
+        }
+        router.get("/v1/pushes/:messageId") { _, context in
+            let id = try Self.parameter("messageId", context)
+            guard let message = try await Self.pushCall({ try await push.push(id: id) }) else {
+                throw Self.unknownMessage(id)
+            }
+            let statistics = try await Self.pushCall { try await push.statistics(id: id) }
+            return Self.json(.ok, PushJSON.json(message, statistics))
+        }
+        router.delete("/v1/pushes/:messageId") { _, context in
+            let id = try Self.parameter("messageId", context)
+            let removed = try await Self.pushCall { try await push.cancel(id: id) }
+            return Self.json(.ok, ["messageId": id, "cancelled": removed])
+        }
+        router.get("/v1/topics/:topic/statistics") { _, context in
+            let topic = try Self.parameter("topic", context)
+            let statistics = try await Self.pushCall { try await push.statistics(topic: topic) }
+            return Self.json(.ok, PushJSON.json(statistics))
+        }
+    }
+
+    /// Runs a push-service call, turning its errors into API errors.
+    static func pushCall<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as PushError {
+            switch error.code {
+            case .unknownMessage: throw ServerAPIError(.notFound, reason: "UnknownMessage", detail: error.message)
+            case .alreadySent: throw ServerAPIError(.conflict, reason: "AlreadySent", detail: error.message)
+            case .duplicateMessage: throw ServerAPIError(.conflict, reason: "DuplicateMessage", detail: error.message)
+            default:
+                let name = error.code.description
+                throw ServerAPIError(
+                    .badRequest, reason: name.prefix(1).uppercased() + name.dropFirst(), detail: error.message)
+            }
+        } catch {
+            throw apiError(error)
+        }
+    }
+
+    static func unknownMessage(_ id: String) -> ServerAPIError {
+        ServerAPIError(.notFound, reason: "UnknownMessage", detail: "no push has the message identifier '\(id)'")
     }
 
     // MARK: - JSON

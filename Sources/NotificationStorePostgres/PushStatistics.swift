@@ -1,0 +1,38 @@
+/// A push's delivery counts, exact and read from the store when asked (docs/push-service.md).
+///
+/// `sent` counts the devices whose notification got a final answer: `accepted` by APNs, or failed (refused by APNs,
+/// token gone, device removed or inactive, dropped by the pending cap), by reason. `sent == accepted + failed` always;
+/// `pending` is what is fanned out and not answered yet (due later, or being sent).
+///
+/// ```swift
+/// let statistics = try await store.pushStatistics(id: messageID)
+/// print(statistics.targeted, statistics.accepted, statistics.failed)
+/// ```
+public struct PushStatistics: Sendable, Hashable {
+    /// The push, or `nil` for statistics over many pushes (a topic's).
+    public var messageID: String?
+    /// The devices it was fanned out to.
+    public var targeted: Int
+    /// Accepted by APNs.
+    public var accepted: Int
+    /// Failed, by reason (APNs's reason, or why the service gave up).
+    public var failed: [String: Int]
+    /// Removed by a cancellation before they were sent.
+    public var cancelled: Int
+
+    /// Creates a value (the store makes them).
+    public init(messageID: String?, targeted: Int, accepted: Int, failed: [String: Int], cancelled: Int) {
+        self.messageID = messageID
+        self.targeted = targeted
+        self.accepted = accepted
+        self.failed = failed
+        self.cancelled = cancelled
+    }
+
+    /// Devices with a final answer: accepted plus failed.
+    public var sent: Int { accepted + failedCount }
+    /// All failures, whatever the reason.
+    public var failedCount: Int { failed.values.reduce(0, +) }
+    /// Fanned out, neither answered nor cancelled yet.
+    public var pending: Int { max(0, targeted - sent - cancelled) }
+}
