@@ -237,6 +237,22 @@ extension PostgresNotificationStore {
                 FOR EACH STATEMENT EXECUTE FUNCTION unotify_push_inserted()
                 """,
             ]),
+        // The push service's receipts (issue 20): what a device reported of a push, once per device, message and kind
+        // (a repeat is ignored), with the action's identifier for `action`.
+        Migration(
+            version: 7, name: "receipts",
+            statements: [
+                """
+                CREATE TABLE push_receipt (
+                    message_id text NOT NULL,
+                    device_id text NOT NULL,
+                    kind text NOT NULL CHECK (kind IN ('received', 'opened', 'dismissed', 'action')),
+                    action text,
+                    at double precision NOT NULL,
+                    PRIMARY KEY (message_id, device_id, kind)
+                )
+                """,
+            ]),
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).

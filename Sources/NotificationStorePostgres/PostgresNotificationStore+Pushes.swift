@@ -211,8 +211,11 @@ extension PostgresNotificationStore {
                 WHERE request_identifier = \(PushMessage.requestIdentifier(forMessage: id)) AND app LIKE 'device:%'
                 GROUP BY outcome, detail
                 """, connection, logger)
+            let receipts = try await Self.receiptCounts(messageID: id, connection, logger)
             return PushStatistics(
-                messageID: id, targeted: targeted, accepted: accepted, failed: failed, cancelled: cancelled)
+                messageID: id, targeted: targeted, accepted: accepted, failed: failed, cancelled: cancelled,
+                received: receipts.kinds["received"] ?? 0, opened: receipts.kinds["opened"] ?? 0,
+                dismissed: receipts.kinds["dismissed"] ?? 0, actions: receipts.actions)
         }
     }
 

@@ -18,6 +18,8 @@ public struct PushError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unknownMessage = Code(name: "unknownMessage")
         /// The push is sent, cancelled or expired: nothing is left to cancel.
         public static let alreadySent = Code(name: "alreadySent")
+        /// A receipt's credential (the device's token) is not the device's, or the device is unknown.
+        public static let unauthorizedDevice = Code(name: "unauthorizedDevice")
 
         public var description: String { name }
     }

@@ -19,14 +19,29 @@ public struct PushStatistics: Sendable, Hashable {
     public var failed: [String: Int]
     /// Removed by a cancellation before they were sent.
     public var cancelled: Int
+    /// Devices that reported receiving it (``PushReceipt``); 0 for a topic's statistics.
+    public var received: Int
+    /// Devices that reported opening it.
+    public var opened: Int
+    /// Devices that reported dismissing it.
+    public var dismissed: Int
+    /// Devices that reported an action, by action identifier.
+    public var actions: [String: Int]
 
     /// Creates a value (the store makes them).
-    public init(messageID: String?, targeted: Int, accepted: Int, failed: [String: Int], cancelled: Int) {
+    public init(
+        messageID: String?, targeted: Int, accepted: Int, failed: [String: Int], cancelled: Int, received: Int = 0,
+        opened: Int = 0, dismissed: Int = 0, actions: [String: Int] = [:]
+    ) {
         self.messageID = messageID
         self.targeted = targeted
         self.accepted = accepted
         self.failed = failed
         self.cancelled = cancelled
+        self.received = received
+        self.opened = opened
+        self.dismissed = dismissed
+        self.actions = actions
     }
 
     /// Devices with a final answer: accepted plus failed.

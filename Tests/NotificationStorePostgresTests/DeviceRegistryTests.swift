@@ -104,7 +104,7 @@ struct DeviceRegistryTests {
         }
     }
 
-    @Test("a database at schema version 1 gains the device, dead-letter, wake-up, audience and push steps and keeps its requests")
+    @Test("a database at schema version 1 gains the device, dead-letter, wake-up, audience, push and receipt steps and keeps its requests")
     func migratesFromVersion1() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
@@ -115,6 +115,7 @@ struct DeviceRegistryTests {
             try await client.query("DROP TRIGGER pending_inserted ON pending")
             try await client.query("DROP FUNCTION unotify_pending_inserted")
             try await client.query("DROP TABLE dead_letter")
+            try await client.query("DROP TABLE push_receipt")
             try await client.query("DROP TRIGGER push_inserted ON push")
             try await client.query("DROP FUNCTION unotify_push_inserted")
             try await client.query("DROP TABLE push")

@@ -120,13 +120,36 @@ enum PushJSON {
         return components
     }
 
+    /// A receipt: `{"messageId": "...", "kind": "opened", "action": "...", "at": "<ISO 8601>"}` (`at` defaults to
+    /// now, `action` only for the kind `action`).
+    static func receipt(_ value: Any, path: String, now: Date) throws -> PushReceipt {
+        guard let object = value as? [String: Any] else { throw ServerAPIError.badRequest("\(path) must be an object") }
+        if let unknown = object.keys.sorted().first(where: { !["messageId", "kind", "action", "at"].contains($0) }) {
+            throw ServerAPIError.badRequest("\(path).\(unknown) is not a field of a receipt")
+        }
+        guard let messageID = try string(object, "messageId", path + "."), !messageID.isEmpty else {
+            throw ServerAPIError.badRequest("\(path).messageId is required")
+        }
+        guard let kindName = try string(object, "kind", path + "."), let kind = PushReceipt.Kind(rawValue: kindName)
+        else {
+            throw ServerAPIError.badRequest("\(path).kind must be received, opened, dismissed or action")
+        }
+        let action = try string(object, "action", path + ".")
+        guard (kind == .action) == (action != nil) else {
+            throw ServerAPIError.badRequest("\(path).action is given for the kind action, and only for it")
+        }
+        return PushReceipt(
+            messageID: messageID, kind: kind, action: action, date: try instant(object, "at", path + ".") ?? now)
+    }
+
     // MARK: - Writing
 
     static func json(_ statistics: PushStatistics) -> [String: Any] {
         var object: [String: Any] = [
             "targeted": statistics.targeted, "sent": statistics.sent, "accepted": statistics.accepted,
             "failed": statistics.failedCount, "failedByReason": statistics.failed, "cancelled": statistics.cancelled,
-            "pending": statistics.pending,
+            "pending": statistics.pending, "received": statistics.received, "opened": statistics.opened,
+            "dismissed": statistics.dismissed, "actions": statistics.actions,
         ]
         if let id = statistics.messageID { object["messageId"] = id }
         return object

@@ -166,4 +166,44 @@ public struct PushService: Sendable {
     public func statistics(topic: String, since: Date? = nil) async throws -> PushStatistics {
         try await store.pushStatistics(topic: topic, since: since)
     }
+
+    // MARK: - Receipts
+
+    /// Records a device's receipts (received, opened, dismissed, action), once per device, message and kind, with the
+    /// device's APNs token as its credential: the app has no backend token.
+    ///
+    /// ```swift
+    /// try await push.recordReceipts(
+    ///     [PushReceipt(messageID: id, kind: .opened, date: .now)], deviceID: "phone-1", token: hexToken)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - receipts: At most 100.
+    ///   - deviceID: The reporting device.
+    ///   - token: The device's token in hex, compared in constant time with the registered one.
+    /// - Returns: What was stored, what was known already, and unknown message identifiers.
+    /// - Throws: `PushError` (`unauthorizedDevice` for an unknown device or another token, `invalidPush`); store
+    ///   failures.
+    public func recordReceipts(_ receipts: [PushReceipt], deviceID: String, token: String) async throws
+        -> PostgresNotificationStore.ReceiptResult
+    {
+        try await checkCredential(deviceID: deviceID, token: token)
+        return try await store.recordReceipts(receipts, deviceID: deviceID)
+    }
+
+    /// Checks a device's credential: its APNs token in hex (either case), compared in constant time.
+    ///
+    /// - Throws: `PushError` with `unauthorizedDevice` for an unknown device or another token.
+    public func checkCredential(deviceID: String, token: String) async throws {
+        let device = try await store.device(id: deviceID)
+        let expected = Array((device?.token.hex ?? String(repeating: "-", count: 64)).utf8)
+        let given = Array(token.lowercased().utf8)
+        var difference = UInt8(truncatingIfNeeded: expected.count ^ given.count)
+        for index in 0..<max(expected.count, given.count) {
+            difference |= (index < expected.count ? expected[index] : 0) ^ (index < given.count ? given[index] : 0)
+        }
+        guard device != nil, difference == 0 else {
+            throw PushError(.unauthorizedDevice, "the token is not the one registered for device '\(deviceID)'")
+        }
+    }
 }

@@ -131,6 +131,7 @@ extension ServerAPI {
             let removed = try await Self.pushCall { try await push.cancel(id: id) }
             return Self.json(.ok, ["messageId": id, "cancelled": removed])
         }
+        addReceiptRoute(to: router, push: push)
         router.get("/v1/topics/:topic/statistics") { _, context in
             let topic = try Self.parameter("topic", context)
             let statistics = try await Self.pushCall { try await push.statistics(topic: topic) }
@@ -138,20 +139,68 @@ extension ServerAPI {
         }
     }
 
+    /// Whether a request is one whose credential is the device's own token rather than the backend's
+    /// (`POST /v1/devices/{id}/receipts`): ``ServerAPIGuard`` lets it through, and the route checks the token.
+    static func usesDeviceCredential(_ request: Request) -> Bool {
+        let path = request.uri.path
+        return request.method == .post && path.hasPrefix("/v1/devices/") && path.hasSuffix("/receipts")
+            && path.split(separator: "/", omittingEmptySubsequences: false).count == 5
+    }
+
+    /// Adds `POST /v1/devices/{id}/receipts`: a device's receipts, with `Authorization: Bearer <its APNs token>`.
+    func addReceiptRoute(to router: Router<ServerAPIRequestContext>, push: PushService) {
+        router.post("/v1/devices/:id/receipts") { request, context in
+            let deviceID = try Self.parameter("id", context)
+            let unauthorized = ServerAPIError(
+                .unauthorized, reason: "Unauthorized",
+                detail: "send Authorization: Bearer <the device's token>, the token registered for the device")
+            guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+                throw unauthorized
+            }
+            let token = String(authorization.dropFirst("Bearer ".count))
+            // The credential first: a caller without it learns nothing of the body's problems.
+            do { try await push.checkCredential(deviceID: deviceID, token: token) } catch let error as PushError
+                where error.code == .unauthorizedDevice
+            {
+                throw unauthorized
+            } catch {
+                throw Self.pushError(error)
+            }
+            let object = try await body(request)
+            try Self.refuseUnknown(object, allowed: ["receipts"])
+            guard let list = object["receipts"] as? [Any], !list.isEmpty else {
+                throw ServerAPIError.badRequest("receipts must be a non-empty array of receipts")
+            }
+            let now = push.clock.now
+            let receipts = try list.enumerated().map { index, value in
+                try PushJSON.receipt(value, path: "receipts[\(index)]", now: now)
+            }
+            let result = try await Self.pushCall {
+                try await push.recordReceipts(receipts, deviceID: deviceID, token: token)
+            }
+            return Self.json(
+                .ok,
+                ["recorded": result.recorded, "duplicates": result.duplicates, "unknownMessages": result.unknownMessages])
+        }
+    }
+
     /// Runs a push-service call, turning its errors into API errors.
     static func pushCall<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let error as PushError {
-            switch error.code {
-            case .unknownMessage: throw ServerAPIError(.notFound, reason: "UnknownMessage", detail: error.message)
-            case .alreadySent: throw ServerAPIError(.conflict, reason: "AlreadySent", detail: error.message)
-            case .duplicateMessage: throw ServerAPIError(.conflict, reason: "DuplicateMessage", detail: error.message)
-            default:
-                let name = error.code.description
-                throw ServerAPIError(
-                    .badRequest, reason: name.prefix(1).uppercased() + name.dropFirst(), detail: error.message)
-            }
-        } catch {
-            throw apiError(error)
+        do { return try await body() } catch { throw pushError(error) }
+    }
+
+    /// The API error for an error of the push service, the store or the engine.
+    static func pushError(_ error: any Error) -> ServerAPIError {
+        guard let error = error as? PushError else { return apiError(error) }
+        switch error.code {
+        case .unknownMessage: return ServerAPIError(.notFound, reason: "UnknownMessage", detail: error.message)
+        case .alreadySent: return ServerAPIError(.conflict, reason: "AlreadySent", detail: error.message)
+        case .duplicateMessage: return ServerAPIError(.conflict, reason: "DuplicateMessage", detail: error.message)
+        case .unauthorizedDevice: return ServerAPIError(.unauthorized, reason: "Unauthorized", detail: error.message)
+        default:
+            let name = error.code.description
+            return ServerAPIError(
+                .badRequest, reason: name.prefix(1).uppercased() + name.dropFirst(), detail: error.message)
         }
     }
 
