@@ -256,7 +256,8 @@ extension PostgresNotificationStore {
             if let names {
                 try await connection.query(
                     PostgresQuery(
-                        unsafeSQL: "DELETE FROM \(kind.table) WHERE device_id = $1 AND \(kind.column) = ANY($2::text[])",
+                        unsafeSQL:
+                            "DELETE FROM \(kind.table) WHERE device_id = $1 AND \(kind.column) = ANY($2::text[])",
                         binds: try Self.bindings(deviceID, names)), logger: logger)
             } else {
                 try await connection.query(
@@ -319,7 +320,8 @@ extension PostgresNotificationStore {
         else {
             throw DeviceError(
                 .invalidName,
-                "\(what) '\(name.prefix(80))' must have 1 to \(AudienceLimits.nameLength) characters and no control characters")
+                "\(what) '\(name.prefix(80))' must have 1 to \(AudienceLimits.nameLength) characters and no control characters"
+            )
         }
     }
 }

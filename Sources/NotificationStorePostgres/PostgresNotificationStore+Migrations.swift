@@ -251,7 +251,7 @@ extension PostgresNotificationStore {
                     at double precision NOT NULL,
                     PRIMARY KEY (message_id, device_id, kind)
                 )
-                """,
+                """
             ]),
     ]
 

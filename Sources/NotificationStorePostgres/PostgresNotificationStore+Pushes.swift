@@ -24,7 +24,8 @@ extension PostgresNotificationStore {
     ///   or an identifier already used (nothing is stored then); what the server answers.
     public func insertPushes(_ pushes: [PushMessage]) async throws {
         guard pushes.count <= Self.maximumPushesPerCall else {
-            throw PushError(.tooManyPushes, "\(pushes.count) pushes: one call takes at most \(Self.maximumPushesPerCall)")
+            throw PushError(
+                .tooManyPushes, "\(pushes.count) pushes: one call takes at most \(Self.maximumPushesPerCall)")
         }
         for push in pushes { try Self.check(push) }
         let encoder = JSON.makeEncoder()
@@ -61,8 +62,10 @@ extension PostgresNotificationStore {
     /// - Throws: What the server answers.
     public func push(id: String) async throws -> PushMessage? {
         try await read { connection, logger in
-            try await Self.pushes("SELECT \(unescaped: Self.pushColumns) FROM push WHERE id = \(id)", connection, logger)
-                .first
+            try await Self.pushes(
+                "SELECT \(unescaped: Self.pushColumns) FROM push WHERE id = \(id)", connection, logger
+            )
+            .first
         }
     }
 
@@ -245,7 +248,8 @@ extension PostgresNotificationStore {
                 WHERE d.topic = \(topic) AND p.created_at >= \(since)
                 """, connection, logger)
             let sent = accepted + failed.values.reduce(0, +)
-            return PushStatistics(messageID: nil, targeted: sent + pending, accepted: accepted, failed: failed, cancelled: 0)
+            return PushStatistics(
+                messageID: nil, targeted: sent + pending, accepted: accepted, failed: failed, cancelled: 0)
         }
     }
 
@@ -260,9 +264,10 @@ extension PostgresNotificationStore {
         var pushes: [PushMessage] = []
         let decoder = JSONDecoder()
         for try await row in try await connection.query(query, logger: logger).decode(
-            (String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int).self)
-        {
-            let (id, kind, name, devices, tag, content, sendKind, sendAt, local, expires, created, state, targeted) = row
+            (String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int).self
+        ) {
+            let (id, kind, name, devices, tag, content, sendKind, sendAt, local, expires, created, state, targeted) =
+                row
             let target: PushTarget
             switch kind {
             case "devices": target = .devices(devices ?? [])

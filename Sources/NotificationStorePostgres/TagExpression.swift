@@ -68,7 +68,9 @@ public indirect enum TagExpression: Sendable, Hashable {
         guard object.count == 1, let entry = object.first else {
             throw TagExpressionError(
                 path: path,
-                reason: "an expression has exactly one key of \"tag\", \"and\", \"or\", \"not\"; this one has \(object.keys.sorted())")
+                reason:
+                    "an expression has exactly one key of \"tag\", \"and\", \"or\", \"not\"; this one has \(object.keys.sorted())"
+            )
         }
         let (key, operand) = (entry.key, entry.value)
         switch key {

@@ -55,7 +55,8 @@ struct PushAPITests {
             let (_, after) = try await API.send(client, .get, "/v1/accounts/alice/devices?after=d1")
             #expect((after["devices"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["d2"])
 
-            #expect(try await API.send(client, .delete, "/v1/devices/d1/aliases/a%20b").1["aliases"] as? [String] == ["x"])
+            #expect(
+                try await API.send(client, .delete, "/v1/devices/d1/aliases/a%20b").1["aliases"] as? [String] == ["x"])
             #expect(try await API.send(client, .delete, "/v1/devices/d1/tags/news").1["tags"] as? [String] == ["sport"])
             let (unbound, none) = try await API.send(client, .delete, "/v1/devices/d1/account")
             #expect(unbound == .ok)
@@ -96,16 +97,25 @@ struct PushAPITests {
             ("PUT", "/v1/devices/d1/account", #"{"account":"a","extra":1}"#, 400, "BadRequest"),
             ("PUT", "/v1/devices/ghost/account", #"{"account":"a"}"#, 404, "UnknownDevice"),
             ("POST", "/v1/devices/d1/aliases", #"{"aliases":[]}"#, 400, "BadRequest"),
-            ("POST", "/v1/devices/d1/aliases", #"{"aliases":["ok","\#(String(repeating: "x", count: 129))"]}"#, 400,
-             "InvalidName"),
-            ("POST", "/v1/devices/d1/tags", #"{"tags":[\#((0..<129).map { "\"t\($0)\"" }.joined(separator: ","))]}"#,
-             400, "TooManyTags"),
-            ("POST", "/v1/devices/d1/aliases",
-             #"{"aliases":[\#((0..<129).map { "\"a\($0)\"" }.joined(separator: ","))]}"#, 400, "TooManyAliases"),
+            (
+                "POST", "/v1/devices/d1/aliases", #"{"aliases":["ok","\#(String(repeating: "x", count: 129))"]}"#, 400,
+                "InvalidName"
+            ),
+            (
+                "POST", "/v1/devices/d1/tags", #"{"tags":[\#((0..<129).map { "\"t\($0)\"" }.joined(separator: ","))]}"#,
+                400, "TooManyTags"
+            ),
+            (
+                "POST", "/v1/devices/d1/aliases",
+                #"{"aliases":[\#((0..<129).map { "\"a\($0)\"" }.joined(separator: ","))]}"#, 400, "TooManyAliases"
+            ),
             ("DELETE", "/v1/devices/ghost/tags/news", "", 404, "UnknownDevice"),
             ("GET", "/v1/devices/ghost/audience", "", 404, "UnknownDevice"),
-            ("POST", "/v1/device-checks", #"{"devices":[\#((0..<101).map { "\"x\($0)\"" }.joined(separator: ","))]}"#,
-             400, "TooManyDevices"),
+            (
+                "POST", "/v1/device-checks",
+                #"{"devices":[\#((0..<101).map { "\"x\($0)\"" }.joined(separator: ","))]}"#,
+                400, "TooManyDevices"
+            ),
             ("POST", "/v1/device-checks", #"{"devices":"d1"}"#, 400, "BadRequest"),
             ("POST", "/v1/audience-counts", #"{"tag":{"and":[{"tag":"a"},{"nand":[]}]}}"#, 400, "InvalidTagExpression"),
             ("POST", "/v1/audience-counts", #"{}"#, 400, "BadRequest"),
@@ -118,8 +128,10 @@ struct PushAPITests {
             #expect(answered.code == status, "\(method) \(path): \(answer)")
             #expect(answer["reason"] as? String == reason, "\(method) \(path): \(answer)")
             #expect((answer["detail"] as? String)?.isEmpty == false)
-            #expect(try await push.audience(deviceID: "d1") == DeviceAudience(
-                deviceID: "d1", account: nil, aliases: [], tags: ["kept"]))
+            #expect(
+                try await push.audience(deviceID: "d1")
+                    == DeviceAudience(
+                        deviceID: "d1", account: nil, aliases: [], tags: ["kept"]))
         }
     }
 

@@ -37,8 +37,10 @@ struct PushAudienceTests {
     @Test("a device has one account, any aliases and tags; they are listed, unbound, and go with the device")
     func bindAndUnbind() async throws {
         try await withPush { push, devices in
-            #expect(try await push.audience(deviceID: "d00") == DeviceAudience(
-                deviceID: "d00", account: nil, aliases: [], tags: []))
+            #expect(
+                try await push.audience(deviceID: "d00")
+                    == DeviceAudience(
+                        deviceID: "d00", account: nil, aliases: [], tags: []))
             try await push.bindAccount("alice", deviceID: "d00")
             try await push.bindAccount("alice", deviceID: "d01")
             // A second account replaces the first: one account per device.
@@ -54,8 +56,10 @@ struct PushAudienceTests {
             try await push.bindAliases(["phone"], deviceID: "d01")
             #expect(try await push.devices(alias: "phone").map(\.id) == ["d00", "d01"])
             let tagged = try await push.bindTags(["news", "sports"], deviceID: "d00")
-            #expect(tagged == DeviceAudience(
-                deviceID: "d00", account: "alice", aliases: ["alice@work", "phone"], tags: ["news", "sports"]))
+            #expect(
+                tagged
+                    == DeviceAudience(
+                        deviceID: "d00", account: "alice", aliases: ["alice@work", "phone"], tags: ["news", "sports"]))
 
             #expect(try await push.unbindAliases(["phone", "never-bound"], deviceID: "d00").aliases == ["alice@work"])
             #expect(try await push.unbindTags(nil, deviceID: "d00").tags.isEmpty)
@@ -101,8 +105,10 @@ struct PushAudienceTests {
                 }
                 #expect(account?.code == .invalidName)
             }
-            #expect(try await push.audience(deviceID: "d01") == DeviceAudience(
-                deviceID: "d01", account: nil, aliases: [], tags: []))
+            #expect(
+                try await push.audience(deviceID: "d01")
+                    == DeviceAudience(
+                        deviceID: "d01", account: nil, aliases: [], tags: []))
             // 128 characters is the longest name.
             #expect(try await push.bindTags([String(repeating: "é", count: 128)], deviceID: "d01").tags.count == 1)
 

@@ -33,7 +33,9 @@ struct PushDeliveryTests {
 
     static func id(_ index: Int) -> String { String(format: "p%04d", index) }
 
-    @Test("a tag push reaches each matching active device once through two workers; 410 and 400 are recorded failures; the statistics add up and match the endpoint's log")
+    @Test(
+        "a tag push reaches each matching active device once through two workers; 410 and 400 are recorded failures; the statistics add up and match the endpoint's log"
+    )
     func tagPushThroughWorkers() async throws {
         let side = try await DeviceSide()
         defer { side.removeFiles() }
@@ -56,7 +58,9 @@ struct PushDeliveryTests {
                     if !Self.tags(index).isEmpty { try await push.bindTags(Self.tags(index), deviceID: device.id) }
                     if Self.tags(index) == ["fans"] { expected[device.id] = device.token }
                     if index % 17 == 1 { side.answer(.unregistered, token: device.token); gone.insert(device.token) }
-                    if index % 23 == 2 { side.answer(.badDeviceToken, token: device.token); refused.insert(device.token) }
+                    if index % 23 == 2 {
+                        side.answer(.badDeviceToken, token: device.token); refused.insert(device.token)
+                    }
                 }
                 // An inactive device that matches is not reached.
                 try await storeA.deactivateDevice(id: Self.id(1), at: Self.start)
@@ -98,8 +102,11 @@ struct PushDeliveryTests {
                     #expect(statistics.failedCount == goneCount + refusedCount)
                     #expect(statistics.sent == statistics.accepted + statistics.failedCount)
                     #expect(statistics.pending == 0)
-                    #expect(statistics.failed.filter { $0.key.contains("Unregistered") }.values.reduce(0, +) == goneCount)
-                    #expect(statistics.failed.filter { $0.key.contains("BadDeviceToken") }.values.reduce(0, +) == refusedCount)
+                    #expect(
+                        statistics.failed.filter { $0.key.contains("Unregistered") }.values.reduce(0, +) == goneCount)
+                    #expect(
+                        statistics.failed.filter { $0.key.contains("BadDeviceToken") }.values.reduce(0, +)
+                            == refusedCount)
                     let topic = try await push.statistics(topic: "com.example.app")
                     #expect(topic.accepted == accepted && topic.failedCount == goneCount + refusedCount)
                     #expect(try await push.push(id: message.id)?.state == .done)
@@ -127,19 +134,25 @@ struct PushDeliveryTests {
             // 150 known devices listed with 850 unknown ones: 1,000 identifiers.
             let listed = (0..<150).map(Self.id) + (0..<850).map { "ghost-\($0)" }
             let pushes = [
-                PushMessage(target: .devices(listed), content: Self.content("listed"), sendTime: .now, createdAt: Self.start),
-                PushMessage(target: .account("even"), content: Self.content("even"), sendTime: .now, createdAt: Self.start),
+                PushMessage(
+                    target: .devices(listed), content: Self.content("listed"), sendTime: .now, createdAt: Self.start),
+                PushMessage(
+                    target: .account("even"), content: Self.content("even"), sendTime: .now, createdAt: Self.start),
                 PushMessage(target: .all, content: Self.content("all"), sendTime: .now, createdAt: Self.start),
-                PushMessage(target: .alias("nobody"), content: Self.content("empty"), sendTime: .now, createdAt: Self.start),
+                PushMessage(
+                    target: .alias("nobody"), content: Self.content("empty"), sendTime: .now, createdAt: Self.start),
             ]
             try await push.send(pushes)
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for worker in 0..<3 {
                     group.addTask {
-                        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "w\(worker)") {
+                        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "w\(worker)")
+                        {
                             mine in
                             var pages = 0
-                            while try await mine.fanOutNextPage(at: Self.start, pageSize: 7, cap: nil) != nil { pages += 1 }
+                            while try await mine.fanOutNextPage(at: Self.start, pageSize: 7, cap: nil) != nil {
+                                pages += 1
+                            }
                             return pages
                         }
                     }
@@ -160,7 +173,9 @@ struct PushDeliveryTests {
         }
     }
 
-    @Test("a local-time push fires at 9:00 in each device's zone; a zone already past gets it at once; an absolute time waits for its instant")
+    @Test(
+        "a local-time push fires at 9:00 in each device's zone; a zone already past gets it at once; an absolute time waits for its instant"
+    )
     func sendTimes() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
@@ -194,16 +209,20 @@ struct PushDeliveryTests {
                 fires[id] = requests.first?.nextFireDate
                 #expect(requests.first?.spec.content.userInfo[PushMessage.messageIDKey] == .string(local.id))
             }
-            #expect(fires == [
-                "paris": instant("2026-11-27T08:00:00Z"), "tokyo": fanOutTime, "newyork": instant("2026-11-27T14:00:00Z"),
-            ])
+            #expect(
+                fires == [
+                    "paris": instant("2026-11-27T08:00:00Z"), "tokyo": fanOutTime,
+                    "newyork": instant("2026-11-27T14:00:00Z"),
+                ])
             #expect(try await store.fanOutNextPage(at: fanOutTime, cap: nil) == nil)
             let due = try #require(try await store.fanOutNextPage(at: instant("2026-11-27T06:00:00Z"), cap: nil))
             #expect(due.messageID == later.id && due.enqueued == 3)
         }
     }
 
-    @Test("cancelling: a scheduled push is never fanned out; a fanned-out one loses its pending requests; nothing is left to cancel twice")
+    @Test(
+        "cancelling: a scheduled push is never fanned out; a fanned-out one loses its pending requests; nothing is left to cancel twice"
+    )
     func cancelling() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
@@ -291,7 +310,8 @@ struct PushDeliveryTests {
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
             let clock = ManualNotificationClock(now: Self.start, timeZone: TimeZone(identifier: "UTC")!)
             let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
-            let api = ServerAPI(devices: DeviceScheduler(store: store, scheduler: scheduler), token: ServerAPITests.token)
+            let api = ServerAPI(
+                devices: DeviceScheduler(store: store, scheduler: scheduler), token: ServerAPITests.token)
             try await Application(router: api.router()).test(.router) { client in
                 #expect(try await ServerAPITests.send(client, .put, "/v1/devices/d1", ServerAPITests.device).0 == .ok)
                 try await body(client, PushService(store: store, clock: clock))
@@ -299,7 +319,9 @@ struct PushDeliveryTests {
         }
     }
 
-    @Test("POST /v1/pushes answers a message id at once; pushes are shown, cancelled, fanned out, counted per push and per topic")
+    @Test(
+        "POST /v1/pushes answers a message id at once; pushes are shown, cancelled, fanned out, counted per push and per topic"
+    )
     func pushOverHTTP() async throws {
         try await withAPI { client, push in
             let body = #"""
@@ -311,7 +333,8 @@ struct PushDeliveryTests {
             #expect(status == .accepted)
             let id = try #require(answer["messageId"] as? String)
             let stored = try #require(try await push.push(id: id))
-            #expect(stored.content.badge == 2 && stored.content.sound == nil && stored.content.categoryIdentifier == "cat")
+            #expect(
+                stored.content.badge == 2 && stored.content.sound == nil && stored.content.categoryIdentifier == "cat")
             #expect(stored.content.userInfo["Extras"] == .string("x"))
             #expect(stored.sendTime == .at(instant("2026-11-27T08:00:00Z")))
             let (shown, object) = try await ServerAPITests.send(client, .get, "/v1/pushes/\(id)")
@@ -323,7 +346,8 @@ struct PushDeliveryTests {
             let (again, reason) = try await ServerAPITests.send(client, .delete, "/v1/pushes/\(id)")
             #expect(again == .conflict && reason["reason"] as? String == "AlreadySent")
 
-            let mass = #"{"pushes":[{"target":{"all":true},"title":"one"},{"target":{"alias":"nobody"},"title":"two"}]}"#
+            let mass =
+                #"{"pushes":[{"target":{"all":true},"title":"one"},{"target":{"alias":"nobody"},"title":"two"}]}"#
             let (accepted, ids) = try await ServerAPITests.send(client, .post, "/v1/mass-pushes", mass)
             #expect(accepted == .accepted)
             let messageIDs = try #require(ids["messageIds"] as? [String])
@@ -338,7 +362,9 @@ struct PushDeliveryTests {
             #expect((all["statistics"] as? [String: Any])?["pending"] as? Int == 1)
             let (_, topic) = try await ServerAPITests.send(client, .get, "/v1/topics/com.example.app/statistics")
             #expect(topic["targeted"] as? Int == 1)
-            #expect(try await ServerAPITests.send(client, .get, "/v1/pushes/nope").1["reason"] as? String == "UnknownMessage")
+            #expect(
+                try await ServerAPITests.send(client, .get, "/v1/pushes/nope").1["reason"] as? String
+                    == "UnknownMessage")
         }
     }
 
@@ -348,14 +374,20 @@ struct PushDeliveryTests {
             (#"{"target":{"everyone":true},"title":"t"}"#, 400, "UnknownTarget"),
             (#"{"target":"all","title":"t"}"#, 400, "UnknownTarget"),
             (#"{"title":"t"}"#, 400, "BadRequest"),
-            (#"{"target":{"devices":[\#((0..<1001).map { "\"d\($0)\"" }.joined(separator: ","))]},"title":"t"}"#, 400,
-             "TooManyDevices"),
+            (
+                #"{"target":{"devices":[\#((0..<1001).map { "\"d\($0)\"" }.joined(separator: ","))]},"title":"t"}"#,
+                400,
+                "TooManyDevices"
+            ),
             (#"{"target":{"tag":{"and":[{"tag":"a"},{"nor":[]}]}},"title":"t"}"#, 400, "InvalidTagExpression"),
             (#"{"target":{"all":true}}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","sendAt":"tomorrow"}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","localTime":"2026-11-27 09:00"}"#, 400, "BadRequest"),
-            (#"{"target":{"all":true},"title":"t","sendAt":"2026-11-27T08:00:00Z","localTime":"2026-11-27T09:00"}"#, 400,
-             "BadRequest"),
+            (
+                #"{"target":{"all":true},"title":"t","sendAt":"2026-11-27T08:00:00Z","localTime":"2026-11-27T09:00"}"#,
+                400,
+                "BadRequest"
+            ),
             (#"{"target":{"all":true},"title":"t","expiresAt":"2026-11-26T11:00:00Z"}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","mutableContent":true}"#, 400, "BadRequest"),
             (#"{"target":{"account":""},"title":"t"}"#, 400, "InvalidPush"),

@@ -52,7 +52,8 @@ struct PushFanOutBenchmarkTests {
                 #expect(try await store.pendingCount() == count)
                 try await client.query("DELETE FROM pending WHERE identifier = 'raw'", logger: logger)
 
-                let message = PushMessage(target: .tag(.tag("fans")), content: content, sendTime: .now, createdAt: start)
+                let message = PushMessage(
+                    target: .tag(.tag("fans")), content: content, sendTime: .now, createdAt: start)
                 try await store.insertPushes([message])
                 let fanStart = clock.now
                 var pages = 0

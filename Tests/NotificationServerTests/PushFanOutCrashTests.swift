@@ -21,14 +21,19 @@ struct PushFanOutCrashTests {
     /// `PostgresNotificationStore.planLock`: every transaction that adds pending requests takes it (shared) first.
     static let planLock: Int64 = 0x4F55_4E5F_504C_414E
 
-    @Test("the victim's page is rolled back as a whole; the next worker starts at the committed cursor and reaches each device once")
+    @Test(
+        "the victim's page is rolled back as a whole; the next worker starts at the committed cursor and reaches each device once"
+    )
     func connectionCutMidPage() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration, owner: "survivor") { survivor in
             let clock = ManualNotificationClock(now: Self.start)
             let registry = DeviceScheduler(
-                store: survivor, scheduler: NotificationScheduler(store: survivor, clock: clock, presenter: NoPresenter()))
-            for index in 0..<30 { try await registry.register(registration(String(format: "c%02d", index), zone: "UTC")) }
+                store: survivor,
+                scheduler: NotificationScheduler(store: survivor, clock: clock, presenter: NoPresenter()))
+            for index in 0..<30 {
+                try await registry.register(registration(String(format: "c%02d", index), zone: "UTC"))
+            }
             var content = NotificationPayload()
             content.title = "cut"
             let message = PushMessage(target: .all, content: content, sendTime: .now, createdAt: Self.start)

@@ -24,7 +24,8 @@ struct PushReceiptTests {
             client, .post, "/v1/devices/\(device)/receipts", json, authorization: token.map { "Bearer \($0)" })
     }
 
-    @Test("20 devices report receipts, some twice (a retry): each counts once, opened implies received, actions by name")
+    @Test(
+        "20 devices report receipts, some twice (a retry): each counts once, opened implies received, actions by name")
     func receipts() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
@@ -61,7 +62,8 @@ struct PushReceiptTests {
                         #"{"receipts":[{"messageId":"\#(id)","kind":"opened"}]}"#)
                 }
                 _ = try await Self.report(
-                    client, device: "r12", token: knownTokens["r12"], #"{"receipts":[{"messageId":"\#(id)","kind":"dismissed"}]}"#)
+                    client, device: "r12", token: knownTokens["r12"],
+                    #"{"receipts":[{"messageId":"\#(id)","kind":"dismissed"}]}"#)
                 for (index, action) in [(13, "action1"), (14, "action1"), (15, "action2")] {
                     _ = try await Self.report(
                         client, device: "r\(index)", token: knownTokens["r\(index)"],
@@ -70,7 +72,8 @@ struct PushReceiptTests {
                 // A retry of r0's receipts after a lost answer, with an unknown message beside them.
                 let (retried, answer) = try await Self.report(
                     client, device: "r0", token: knownTokens["r0"],
-                    #"{"receipts":[{"messageId":"\#(id)","kind":"received"},{"messageId":"\#(id)","kind":"opened"},{"messageId":"nope","kind":"opened"}]}"#)
+                    #"{"receipts":[{"messageId":"\#(id)","kind":"received"},{"messageId":"\#(id)","kind":"opened"},{"messageId":"nope","kind":"opened"}]}"#
+                )
                 #expect(retried == .ok)
                 #expect(answer["recorded"] as? Int == 0)
                 #expect(answer["duplicates"] as? Int == 2)

@@ -64,7 +64,8 @@ struct ServerAPITests {
                 let path = String(parts[1]).replacingOccurrences(of: "{id}", with: "d1")
                     .replacingOccurrences(of: "{identifier}", with: "r1")
                     .replacingOccurrences(of: "{alias}", with: "a1").replacingOccurrences(of: "{tag}", with: "t1")
-                    .replacingOccurrences(of: "{account}", with: "u1").replacingOccurrences(of: "{messageId}", with: "m1")
+                    .replacingOccurrences(of: "{account}", with: "u1")
+                    .replacingOccurrences(of: "{messageId}", with: "m1")
                     .replacingOccurrences(of: "{topic}", with: "com.example.app")
                 let method = HTTPRequest.Method(String(parts[0]))!
                 for authorization in [nil, "Bearer wrong", "Basic \(Self.token)", "Bearer \(Self.token)x"] {

@@ -61,12 +61,16 @@ public struct PushFanOut: Sendable {
         while !Task.isCancelled {
             var retry = false
             do {
-                while !Task.isCancelled, let page = try await store.fanOutNextPage(
-                    at: clock.now, pageSize: pageSize, cap: cap)
+                while !Task.isCancelled,
+                    let page = try await store.fanOutNextPage(
+                        at: clock.now, pageSize: pageSize, cap: cap)
                 {
                     logger.debug(
                         "fanned out a page",
-                        metadata: ["message": "\(page.messageID)", "devices": "\(page.enqueued)", "finished": "\(page.finished)"])
+                        metadata: [
+                            "message": "\(page.messageID)", "devices": "\(page.enqueued)",
+                            "finished": "\(page.finished)",
+                        ])
                 }
             } catch {
                 if Task.isCancelled { return }

@@ -83,7 +83,9 @@ enum PushJSON {
             guard ids.count <= PushTarget.maximumDevices else {
                 throw ServerAPIError(
                     .badRequest, reason: "TooManyDevices",
-                    detail: "\(path).devices has \(ids.count) identifiers: a push lists at most \(PushTarget.maximumDevices)")
+                    detail:
+                        "\(path).devices has \(ids.count) identifiers: a push lists at most \(PushTarget.maximumDevices)"
+                )
             }
             return .devices(ids)
         case "account", "alias":
@@ -109,7 +111,8 @@ enum PushJSON {
         let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
         let time = parts.count == 2 ? parts[1].split(separator: ":").compactMap { Int($0) } : []
         guard parts.count == 2, date.count == 3, time.count == 2 || time.count == 3,
-            (1...12).contains(date[1]), (1...31).contains(date[2]), (0...23).contains(time[0]), (0...59).contains(time[1])
+            (1...12).contains(date[1]), (1...31).contains(date[2]), (0...23).contains(time[0]),
+            (0...59).contains(time[1])
         else {
             throw ServerAPIError.badRequest("\(path) must be a local time such as 2026-11-27T09:00 (no zone)")
         }

@@ -106,7 +106,9 @@ extension ServerAPI {
             guard list.count <= PostgresNotificationStore.maximumPushesPerCall else {
                 throw ServerAPIError(
                     .badRequest, reason: "TooManyPushes",
-                    detail: "\(list.count) pushes: a mass push carries at most \(PostgresNotificationStore.maximumPushesPerCall)")
+                    detail:
+                        "\(list.count) pushes: a mass push carries at most \(PostgresNotificationStore.maximumPushesPerCall)"
+                )
             }
             let now = push.clock.now
             let messages = try list.enumerated().map { index, value in
@@ -180,7 +182,10 @@ extension ServerAPI {
             }
             return Self.json(
                 .ok,
-                ["recorded": result.recorded, "duplicates": result.duplicates, "unknownMessages": result.unknownMessages])
+                [
+                    "recorded": result.recorded, "duplicates": result.duplicates,
+                    "unknownMessages": result.unknownMessages,
+                ])
         }
     }
 
