@@ -218,7 +218,8 @@ extension PostgresNotificationStore {
             return PushStatistics(
                 messageID: id, targeted: targeted, accepted: accepted, failed: failed, cancelled: cancelled,
                 received: receipts.kinds["received"] ?? 0, opened: receipts.kinds["opened"] ?? 0,
-                dismissed: receipts.kinds["dismissed"] ?? 0, actions: receipts.actions)
+                dismissed: receipts.kinds["dismissed"] ?? 0, actions: receipts.actions,
+                byHour: try await Self.hours(messageID: id, connection, logger))
         }
     }
 
@@ -254,6 +255,41 @@ extension PostgresNotificationStore {
     }
 
     // MARK: - Helpers
+
+    /// A push's figures by hour: answers from the history by the hour they were recorded, receipts by their time.
+    static func hours(messageID: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> [PushStatistics.Hour]
+    {
+        var hours: [Double: PushStatistics.Hour] = [:]
+        func hour(_ start: Double) -> PushStatistics.Hour {
+            hours[start] ?? PushStatistics.Hour(start: Date(timeIntervalSince1970: start))
+        }
+        for try await (start, accepted, failed) in try await connection.query(
+            """
+            SELECT floor(acted_at / 3600) * 3600,
+                count(*) FILTER (WHERE outcome IN ('delivered', 'silenced')),
+                count(*) FILTER (WHERE outcome NOT IN ('delivered', 'silenced'))
+            FROM history WHERE request_identifier = \(PushMessage.requestIdentifier(forMessage: messageID))
+                AND app LIKE 'device:%'
+            GROUP BY 1
+            """, logger: logger
+        ).decode((Double, Int, Int).self) {
+            var value = hour(start)
+            (value.accepted, value.failed) = (accepted, failed)
+            hours[start] = value
+        }
+        for try await (start, kind, count) in try await connection.query(
+            """
+            SELECT floor(at / 3600) * 3600, kind, count(*)::bigint FROM push_receipt
+            WHERE message_id = \(messageID) AND kind IN ('received', 'opened') GROUP BY 1, 2
+            """, logger: logger
+        ).decode((Double, String, Int).self) {
+            var value = hour(start)
+            if kind == PushReceipt.Kind.received.rawValue { value.received = count } else { value.opened = count }
+            hours[start] = value
+        }
+        return hours.keys.sorted().compactMap { hours[$0] }
+    }
 
     static let pushColumns =
         "id, target_kind, target_name, target_devices, target_tag, content, send_kind, send_at, local_time, expires_at, created_at, state, targeted"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A push's delivery counts, exact and read from the store when asked (docs/push-service.md).
 ///
 /// `sent` counts the devices whose notification got a final answer: `accepted` by APNs, or failed (refused by APNs,
@@ -27,11 +29,37 @@ public struct PushStatistics: Sendable, Hashable {
     public var dismissed: Int
     /// Devices that reported an action, by action identifier.
     public var actions: [String: Int]
+    /// The same figures by hour (UTC), oldest first: answers by the hour the worker recorded them, receipts by the
+    /// hour the device says they happened. Empty for a topic's statistics.
+    public var byHour: [Hour]
+
+    /// One hour's figures of a push.
+    public struct Hour: Sendable, Hashable {
+        /// The hour's first instant (UTC, on the hour).
+        public var start: Date
+        /// Accepted by APNs in that hour.
+        public var accepted: Int
+        /// Failed for good in that hour.
+        public var failed: Int
+        /// Reported received in that hour.
+        public var received: Int
+        /// Reported opened in that hour.
+        public var opened: Int
+
+        /// Creates a value (the store makes them).
+        public init(start: Date, accepted: Int = 0, failed: Int = 0, received: Int = 0, opened: Int = 0) {
+            self.start = start
+            self.accepted = accepted
+            self.failed = failed
+            self.received = received
+            self.opened = opened
+        }
+    }
 
     /// Creates a value (the store makes them).
     public init(
         messageID: String?, targeted: Int, accepted: Int, failed: [String: Int], cancelled: Int, received: Int = 0,
-        opened: Int = 0, dismissed: Int = 0, actions: [String: Int] = [:]
+        opened: Int = 0, dismissed: Int = 0, actions: [String: Int] = [:], byHour: [Hour] = []
     ) {
         self.messageID = messageID
         self.targeted = targeted
@@ -42,6 +70,7 @@ public struct PushStatistics: Sendable, Hashable {
         self.opened = opened
         self.dismissed = dismissed
         self.actions = actions
+        self.byHour = byHour
     }
 
     /// Devices with a final answer: accepted plus failed.

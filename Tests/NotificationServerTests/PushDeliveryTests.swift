@@ -102,6 +102,12 @@ struct PushDeliveryTests {
                     #expect(statistics.failedCount == goneCount + refusedCount)
                     #expect(statistics.sent == statistics.accepted + statistics.failedCount)
                     #expect(statistics.pending == 0)
+                    // Every answer was recorded at the manual clock's 12:00: one hour.
+                    #expect(
+                        statistics.byHour == [
+                            PushStatistics.Hour(
+                                start: Self.start, accepted: accepted, failed: goneCount + refusedCount)
+                        ])
                     #expect(
                         statistics.failed.filter { $0.key.contains("Unregistered") }.values.reduce(0, +) == goneCount)
                     #expect(

@@ -57,9 +57,11 @@ struct PushReceiptTests {
                     #expect(status == .ok && answer["recorded"] as? Int == 1)
                 }
                 for index in [0, 1, 2, 3, 4, 5, 10, 11] {
+                    // r10 and r11 opened it an hour later (12:00 is the clock's time, the default).
+                    let at = index >= 10 ? #","at":"2026-11-26T13:20:00Z""# : ""
                     _ = try await Self.report(
                         client, device: "r\(index)", token: knownTokens["r\(index)"]?.uppercased(),
-                        #"{"receipts":[{"messageId":"\#(id)","kind":"opened"}]}"#)
+                        #"{"receipts":[{"messageId":"\#(id)","kind":"opened"\#(at)}]}"#)
                 }
                 _ = try await Self.report(
                     client, device: "r12", token: knownTokens["r12"],
@@ -84,6 +86,11 @@ struct PushReceiptTests {
                 #expect(statistics.received == 16)  // r0-r15: every opened, dismissed or action implies received
                 #expect(statistics.dismissed == 1)
                 #expect(statistics.actions == ["action1": 2, "action2": 1])
+                #expect(
+                    statistics.byHour == [
+                        PushStatistics.Hour(start: Self.start, received: 14, opened: 6),
+                        PushStatistics.Hour(start: instant("2026-11-26T13:00:00Z"), received: 2, opened: 2),
+                    ])
                 #expect(statistics.opened <= statistics.received)
                 let (_, shown) = try await ServerAPITests.send(client, .get, "/v1/pushes/\(id)")
                 let figures = try #require(shown["statistics"] as? [String: Any])
