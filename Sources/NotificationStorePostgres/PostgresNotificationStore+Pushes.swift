@@ -176,7 +176,7 @@ extension PostgresNotificationStore {
             }
             let requests = Self.requests(for: push, devices: devices, at: date)
             if !requests.isEmpty {
-                let rows = try BatchRows(requests)
+                let rows = try BatchRows(page: requests)
                 let plans = try BatchPlans(requests)
                 let apps = requests.map(\.appID)
                 try await Self.lockApps(apps, connection, logger)
@@ -506,6 +506,29 @@ extension PostgresNotificationStore {
                 onListening()
                 for try await _ in notifications { onChange() }
             }
+        }
+    }
+}
+
+extension PostgresNotificationStore.BatchRows {
+    /// A fan-out page's rows: one request per device (so none replaces another), all with the push's content, so each
+    /// distinct trigger's spec is encoded once rather than once per device (the rows are those `init(_:)` makes).
+    init(page requests: [PendingRequest]) throws {
+        try self.init([])
+        let encoder = JSON.makeEncoder()
+        var encoded: [TriggerSpec?: ByteBuffer] = [:]
+        for request in requests {
+            let spec = try encoded[request.spec.trigger] ?? ByteBuffer(bytes: encoder.encode(request.spec))
+            encoded[request.spec.trigger] = spec
+            apps.append(request.appID)
+            identifiers.append(request.identifier)
+            specs.append(spec)
+            addedAt.append(request.addedAt.timeIntervalSince1970)
+            // Push requests are never floating (a local time is pinned to the device's zone): no plan key.
+            nextFire.append(request.nextFireDate?.timeIntervalSince1970 ?? .nan)
+            floating.append(false)
+            calendarKeys.append("")
+            regionStates.append("")
         }
     }
 }
