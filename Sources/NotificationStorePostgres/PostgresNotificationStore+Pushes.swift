@@ -414,6 +414,18 @@ extension PostgresNotificationStore {
                 throw PushError(
                     .invalidPush, "a local send time has a year, month, day, hour and minute, and no zone")
             }
+            // A day the month does not have (30 February) would match no date, and every device would get it at
+            // once: refused.
+            var utc = Calendar(identifier: .gregorian)
+            utc.timeZone = TimeZone(identifier: "UTC")!
+            var wall = components.dateComponents
+            wall.timeZone = nil
+            let read = utc.date(from: wall).map { utc.dateComponents([.year, .month, .day, .hour, .minute], from: $0) }
+            guard let read, read.year == components.year, read.month == components.month, read.day == components.day,
+                read.hour == components.hour, read.minute == components.minute
+            else {
+                throw PushError(.invalidPush, "the local send time names a date that does not exist")
+            }
         }
     }
 

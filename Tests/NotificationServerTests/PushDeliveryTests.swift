@@ -397,6 +397,7 @@ struct PushDeliveryTests {
             (#"{"target":{"all":true},"title":"t","expiresAt":"2026-11-26T11:00:00Z"}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","mutableContent":true}"#, 400, "BadRequest"),
             (#"{"target":{"account":""},"title":"t"}"#, 400, "InvalidPush"),
+            (#"{"target":{"all":true},"title":"t","localTime":"2026-02-30T09:00"}"#, 400, "InvalidPush"),
             (#"{"target":{"all":true},"title":"\#(String(repeating: "x", count: 70_000))"}"#, 413, "PayloadTooLarge"),
         ])
     func badPushes(body: String, status: Int, reason: String) async throws {
