@@ -31,6 +31,8 @@ public struct ServerWorker: Sendable {
     public let devices: DeviceScheduler
     /// Sends fires through APNs.
     public let presenter: APNsPresenter
+    /// Fans out the push service's pushes (docs/push-service.md).
+    public let fanOut: PushFanOut
     let logger: Logger
 
     /// The system's time with UTC as the zone, whatever the machine's.
@@ -73,9 +75,10 @@ public struct ServerWorker: Sendable {
         scheduler = NotificationScheduler(
             store: store, clock: clock, presenter: presenter, configuration: configuration, logger: logger)
         devices = DeviceScheduler(store: store, scheduler: scheduler)
+        fanOut = PushFanOut(store: store, clock: clock, cap: configuration.pendingCap, logger: logger)
     }
 
-    /// Runs the delivery loop and the wake-ups until the task is cancelled.
+    /// Runs the delivery loop, the push service's fan-out loop and the wake-ups until the task is cancelled.
     ///
     /// > Note: Stop the worker before the store's pool: the stopping engine still records fires and releases the
     /// > claims it holds through the store. Cancelling one task that runs both the pool and the worker (a worker run
@@ -89,7 +92,11 @@ public struct ServerWorker: Sendable {
     public func run(listening: Bool = true, onListening: @escaping @Sendable () -> Void = {}) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await scheduler.run() }
-            if listening { group.addTask { await listen(onListening: onListening) } }
+            group.addTask { await fanOut.run() }
+            if listening {
+                group.addTask { await listen(onListening: onListening) }
+                group.addTask { await fanOut.listen() }
+            }
             await group.next()
             group.cancelAll()
         }

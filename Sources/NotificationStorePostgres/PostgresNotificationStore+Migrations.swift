@@ -165,6 +165,94 @@ extension PostgresNotificationStore {
                 FOR EACH STATEMENT EXECUTE FUNCTION unotify_pending_inserted()
                 """,
             ]),
+        // The push service's audiences (issue 20, docs/push-service.md): a device's account (at most one), aliases
+        // and tags, removed with the device. The second indexes serve pushes to an account, an alias or a tag.
+        Migration(
+            version: 5, name: "audiences",
+            statements: [
+                """
+                CREATE TABLE device_account (
+                    device_id text PRIMARY KEY REFERENCES device (id) ON DELETE CASCADE,
+                    account text NOT NULL
+                )
+                """,
+                "CREATE INDEX device_account_account ON device_account (account, device_id)",
+                """
+                CREATE TABLE device_alias (
+                    device_id text NOT NULL REFERENCES device (id) ON DELETE CASCADE,
+                    alias text NOT NULL,
+                    PRIMARY KEY (device_id, alias)
+                )
+                """,
+                "CREATE INDEX device_alias_alias ON device_alias (alias, device_id)",
+                """
+                CREATE TABLE device_tag (
+                    device_id text NOT NULL REFERENCES device (id) ON DELETE CASCADE,
+                    tag text NOT NULL,
+                    PRIMARY KEY (device_id, tag)
+                )
+                """,
+                "CREATE INDEX device_tag_tag ON device_tag (tag, device_id)",
+            ]),
+        // The push service's pushes (issue 20): one row per accepted push; workers fan it out page by page into
+        // pending requests `push:<id>`, advancing `cursor` (the last device identifier enqueued) in the transaction
+        // that enqueues the page. Inserting a push notifies `unotify_push`, which wakes the workers' fan-out loops.
+        // Statistics are read from `history` by request identifier.
+        Migration(
+            version: 6, name: "pushes",
+            statements: [
+                """
+                CREATE TABLE push (
+                    id text PRIMARY KEY,
+                    target_kind text NOT NULL CHECK (target_kind IN ('devices', 'account', 'alias', 'tag', 'all')),
+                    target_name text,
+                    target_devices text[],
+                    target_tag bytea,
+                    content bytea NOT NULL,
+                    send_kind text NOT NULL CHECK (send_kind IN ('now', 'at', 'local')),
+                    send_at double precision,
+                    local_time bytea,
+                    expires_at double precision,
+                    created_at double precision NOT NULL,
+                    ready_at double precision NOT NULL,
+                    state text NOT NULL
+                        CHECK (state IN ('scheduled', 'fanning', 'done', 'cancelled', 'expired')),
+                    cursor text,
+                    targeted bigint NOT NULL DEFAULT 0,
+                    cancelled bigint NOT NULL DEFAULT 0
+                )
+                """,
+                "CREATE INDEX push_ready ON push (ready_at) WHERE state IN ('scheduled', 'fanning')",
+                "CREATE INDEX history_request ON history (request_identifier)",
+                """
+                CREATE FUNCTION unotify_push_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('unotify_push', '');
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER push_inserted AFTER INSERT ON push
+                FOR EACH STATEMENT EXECUTE FUNCTION unotify_push_inserted()
+                """,
+            ]),
+        // The push service's receipts (issue 20): what a device reported of a push, once per device, message and kind
+        // (a repeat is ignored), with the action's identifier for `action`.
+        Migration(
+            version: 7, name: "receipts",
+            statements: [
+                """
+                CREATE TABLE push_receipt (
+                    message_id text NOT NULL,
+                    device_id text NOT NULL,
+                    kind text NOT NULL CHECK (kind IN ('received', 'opened', 'dismissed', 'action')),
+                    action text,
+                    at double precision NOT NULL,
+                    PRIMARY KEY (message_id, device_id, kind)
+                )
+                """
+            ]),
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).

@@ -104,7 +104,7 @@ struct DeviceRegistryTests {
         }
     }
 
-    @Test("a database at schema version 1 gains the device, dead-letter and wake-up steps and keeps its requests")
+    @Test("a database at schema version 1 gains steps 2 to 7 (devices to receipts) and keeps its requests")
     func migratesFromVersion1() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
@@ -115,6 +115,14 @@ struct DeviceRegistryTests {
             try await client.query("DROP TRIGGER pending_inserted ON pending")
             try await client.query("DROP FUNCTION unotify_pending_inserted")
             try await client.query("DROP TABLE dead_letter")
+            try await client.query("DROP TABLE push_receipt")
+            try await client.query("DROP TRIGGER push_inserted ON push")
+            try await client.query("DROP FUNCTION unotify_push_inserted")
+            try await client.query("DROP TABLE push")
+            try await client.query("DROP INDEX history_request")
+            try await client.query("DROP TABLE device_account")
+            try await client.query("DROP TABLE device_alias")
+            try await client.query("DROP TABLE device_tag")
             try await client.query("DROP TABLE device_floating")
             try await client.query("DROP TABLE device")
             try await client.query("DELETE FROM schema_version WHERE version > 1")

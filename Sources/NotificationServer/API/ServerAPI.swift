@@ -27,6 +27,9 @@ import ServiceLifecycle
 /// | `DELETE /v1/devices/{id}/requests/{identifier}` | cancels one |
 /// | `POST /v1/requests` | schedules one request for many devices |
 ///
+/// The push service's routes (audiences, device checks, tag expressions) are added from `ServerAPI+Push.swift`
+/// (docs/push-service.md).
+///
 /// `docs/openapi/server-api.yaml` describes them; a test keeps it and the router's routes equal.
 ///
 /// ```swift
@@ -152,6 +155,7 @@ public struct ServerAPI: Sendable {
                 failures.isEmpty ? .ok : HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"),
                 ["scheduled": scheduled, "failed": failed])
         }
+        addPushRoutes(to: router)
         return router
     }
 
@@ -189,7 +193,7 @@ public struct ServerAPI: Sendable {
     // MARK: - Helpers
 
     /// The body as a JSON object, refused with 413 beyond ``ServerAPIConfiguration/maximumBodySize``.
-    private func body(_ request: Request) async throws -> [String: Any] {
+    func body(_ request: Request) async throws -> [String: Any] {
         let limit = configuration.maximumBodySize
         let tooLarge = ServerAPIError(
             .contentTooLarge, reason: "PayloadTooLarge", detail: "the body is larger than \(limit) bytes")
@@ -204,7 +208,7 @@ public struct ServerAPI: Sendable {
     }
 
     /// Runs a device-scheduler call, turning its errors into API errors.
-    private func call<T>(_ body: () async throws -> T) async throws -> T {
+    func call<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch { throw Self.apiError(error) }
     }
 
