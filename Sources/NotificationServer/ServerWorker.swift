@@ -46,7 +46,7 @@ public struct ServerWorker: Sendable {
     /// How many due requests a worker claims in one pass (`EngineConfiguration.claimBatch`; `unotifyd --server` sets
     /// it; one engine alone claims 256): a burst is shared among the workers rather than claimed whole by the first,
     /// and a worker killed mid-burst leaves fewer claims for the others to wait out (its passes' batches whose fires
-    /// are not recorded yet: 32 to 56 in `ClusterCrashTests`, against 256 with batches of 256).
+    /// are not recorded yet: 30 to 61 in `ClusterCrashTests`, against 256 with batches of 256).
     public static let claimBatch = 32
 
     /// How long a worker waits before listening again after its `LISTEN` connection failed, in seconds.
