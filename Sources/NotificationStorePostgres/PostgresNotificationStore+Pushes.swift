@@ -224,6 +224,22 @@ extension PostgresNotificationStore {
         }
     }
 
+    /// The message identifiers of the newest pushes, newest first (by creation, then identifier).
+    ///
+    /// - Parameter limit: The most identifiers.
+    /// - Throws: What the server answers.
+    public func newestPushIDs(limit: Int) async throws -> [String] {
+        try await read { connection, logger in
+            var ids: [String] = []
+            for try await id in try await connection.query(
+                "SELECT id FROM push ORDER BY created_at DESC, id DESC LIMIT \(max(0, limit))", logger: logger
+            ).decode(String.self) {
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
     /// The statistics of every push to the devices of one topic (an app), over the pushes created in a period.
     ///
     /// - Parameters:

@@ -428,6 +428,14 @@ struct PushDeliveryTests {
             #expect((all["statistics"] as? [String: Any])?["pending"] as? Int == 1)
             let (_, topic) = try await ServerAPITests.send(client, .get, "/v1/topics/com.example.app/statistics")
             #expect(topic["targeted"] as? Int == 1)
+            // Prometheus: the newest pushes' figures, read at the scrape.
+            let scrape = try await client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(ServerAPITests.token)"], body: nil)
+            let metrics = String(buffer: scrape.body)
+            #expect(metrics.contains(#"unotify_push_targeted{message_id="\#(messageIDs[0])"} 1.0"# + "\n"), "\(metrics)")
+            #expect(metrics.contains(#"unotify_push_pending{message_id="\#(messageIDs[0])"} 1.0"# + "\n"))
+            #expect(metrics.contains(#"unotify_push_targeted{message_id="\#(messageIDs[1])"} 0.0"# + "\n"))
+            #expect(metrics.contains(#"unotify_push_cancelled{message_id="\#(id)"} 0.0"# + "\n"))
             #expect(
                 try await ServerAPITests.send(client, .get, "/v1/pushes/nope").1["reason"] as? String
                     == "UnknownMessage")
