@@ -311,14 +311,18 @@ extension PostgresNotificationStore {
     static let pushColumns =
         "id, target_kind, target_name, target_devices, target_tag, content, send_kind, send_at, local_time, expires_at, created_at, state, targeted, collapse_id"
 
+    /// A row of ``pushColumns``.
+    private typealias Row = (
+        String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int, String?
+    )
+
     static func pushes(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> [PushMessage]
     {
         var pushes: [PushMessage] = []
         let decoder = JSONDecoder()
         for try await row in try await connection.query(query, logger: logger).decode(
-            (String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int, String?)
-                .self
+            Row.self
         ) {
             let (
                 id, kind, name, devices, tag, content, sendKind, sendAt, local, expires, created, state, targeted,

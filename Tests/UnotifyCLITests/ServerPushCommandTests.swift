@@ -48,7 +48,8 @@ struct ServerPushCommandTests {
         let object = try command.pushObject(clock: Self.clock("2026-11-26T07:00:00Z", zone: "UTC"))
         #expect(object["target"] as? [String: String] == ["alias": "alice"])
         #expect(object["title"] as? String == "T" && object["subtitle"] as? String == "S")
-        #expect(object["body"] as? String == "B" && object["badge"] as? Int == 3 && object["sound"] as? String == "none")
+        #expect(
+            object["body"] as? String == "B" && object["badge"] as? Int == 3 && object["sound"] as? String == "none")
         #expect(object["category"] as? String == "cat" && object["thread"] as? String == "th")
         #expect(object["extras"] as? [String: String] == ["Extras": "a=b", "empty": ""])
         #expect(object["localTime"] as? String == "2026-11-26T09:00")
@@ -57,12 +58,15 @@ struct ServerPushCommandTests {
         #expect(object["sendAt"] == nil)
 
         let devices = try ServerPush.parse([
-            "--token-file", "/dev/null", "--device", "a", "--device", "b", "--body", "x", "--at", "2026-11-27T08:00:00Z",
+            "--token-file", "/dev/null", "--device", "a", "--device", "b", "--body", "x", "--at",
+            "2026-11-27T08:00:00Z",
         ])
         let second = try devices.pushObject(clock: Self.clock("2026-11-26T07:00:00Z", zone: "UTC"))
         #expect(second["target"] as? [String: [String]] == ["devices": ["a", "b"]])
         #expect(second["sendAt"] as? String == "2026-11-27T08:00:00Z" && second.count == 3)
-        let tag = try ServerPush.parse(["--token-file", "/dev/null", "--tag-expression", #"{"tag":"news"}"#, "--title", "x"])
+        let tag = try ServerPush.parse([
+            "--token-file", "/dev/null", "--tag-expression", #"{"tag":"news"}"#, "--title", "x",
+        ])
         #expect(
             (try tag.pushObject(clock: Self.clock("2026-11-26T07:00:00Z", zone: "UTC"))["target"] as? [String: Any])?[
                 "tag"] as? [String: String] == ["tag": "news"])

@@ -7,7 +7,8 @@ import NotificationEngine
 struct ServerPush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
-        abstract: "Send a push to devices, an account, an alias, a tag expression or all devices; print its message id.",
+        abstract:
+            "Send a push to devices, an account, an alias, a tag expression or all devices; print its message id.",
         discussion: """
             Give exactly one target: --device (repeat for several), --account, --alias, --tag-expression (the API's \
             tag expression as JSON, e.g. '{"and": [{"tag": "news"}, {"not": {"tag": "muted"}}]}') or --all. The push \
@@ -126,7 +127,8 @@ struct ServerPush: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let client = try options.client()
-            let answer = try await client.send("POST", "v1/pushes", body: try pushObject(clock: SystemNotificationClock()))
+            let answer = try await client.send(
+                "POST", "v1/pushes", body: try pushObject(clock: SystemNotificationClock()))
             if options.json {
                 try CLIOutput.printJSON(answer.json ?? [:])
                 return

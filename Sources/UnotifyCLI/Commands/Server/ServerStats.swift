@@ -17,7 +17,9 @@ struct ServerStats: AsyncParsableCommand {
     @Option(help: "The APNs topic (bundle identifier) whose devices' pushes are summed.") var topic: String?
 
     func validate() throws {
-        guard (messageID == nil) != (topic == nil) else { throw ValidationError("give a message id or --topic, not both") }
+        guard (messageID == nil) != (topic == nil) else {
+            throw ValidationError("give a message id or --topic, not both")
+        }
     }
 
     func run() async throws {
@@ -42,7 +44,8 @@ struct ServerStats: AsyncParsableCommand {
                 statistics = inner
                 CLIOutput.print(
                     "push \(object["messageId"] as? String ?? "?")  \(object["state"] as? String ?? "?")  "
-                        + "target \(object["target"] as? String ?? "?")  created \(object["createdAt"] as? String ?? "?")")
+                        + "target \(object["target"] as? String ?? "?")  created \(object["createdAt"] as? String ?? "?")"
+                )
             } else {
                 statistics = object
                 CLIOutput.print("topic \(topic ?? "")  every push to its devices")
