@@ -31,7 +31,12 @@ public final class ServerMetrics: Sendable {
     /// Lateness buckets, in seconds: from a millisecond to an hour.
     public static let latenessBuckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 3600]
 
+    /// How many of the newest pushes `/metrics` shows figures of (`unotify_push_*{message_id}`).
+    public static let pushesExported = 10
+
     private struct State {
+        /// The per-push gauges last exported, by message identifier (removed when a push leaves the newest).
+        var pushGauges: [String: [Gauge]] = [:]
         var answers: [String: Int] = [:]
         var recentLateness: [TimeInterval] = []
         var nextSample = 0
@@ -107,10 +112,16 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition of this worker's figures and of `cluster`'s.
+    /// The Prometheus text exposition of this worker's figures, of `cluster`'s, and of the newest pushes'.
     ///
-    /// - Parameter cluster: The database's figures, read for this scrape.
-    public func exposition(cluster: ClusterStatistics) -> String {
+    /// Each push in `pushes` becomes gauges labelled with its message identifier (`unotify_push_targeted`, `_sent`,
+    /// `_accepted`, `_failed`, `_pending`, `_cancelled`, `_received`, `_opened`); a push that was exported before and
+    /// is not in `pushes` any more is removed, so the series stay as few as ``pushesExported``.
+    ///
+    /// - Parameters:
+    ///   - cluster: The database's figures, read for this scrape.
+    ///   - pushes: The newest pushes' statistics, read for this scrape (by message identifier).
+    public func exposition(cluster: ClusterStatistics, pushes: [PushStatistics] = []) -> String {
         func gauge(_ name: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
             registry.makeGauge(
                 descriptor: MetricNameDescriptor(namespace: "unotify", metricName: name, unitName: "", helpText: help),
@@ -125,7 +136,40 @@ public final class ServerMetrics: Sendable {
         gauge(
             "cluster_deliveries_per_second", "Delivered fires per second over the last minute, every worker together.",
             cluster.deliveriesPerSecond)
+        exportPushes(pushes)
         return registry.emitToString()
+    }
+
+    /// Sets the per-push gauges and removes those of pushes no longer given.
+    private func exportPushes(_ pushes: [PushStatistics]) {
+        let figures: [(String, String, (PushStatistics) -> Int)] = [
+            ("push_targeted", "Devices the push was fanned out to.", \.targeted),
+            ("push_sent", "Notifications of the push APNs answered (accepted + failed).", \.sent),
+            ("push_accepted", "Notifications of the push APNs accepted.", \.accepted),
+            ("push_failed", "Notifications of the push that failed for good.", \.failedCount),
+            ("push_pending", "Requests of the push not sent yet.", \.pending),
+            ("push_cancelled", "Requests of the push removed by cancelling it.", \.cancelled),
+            ("push_received", "Devices that reported receiving the push.", \.received),
+            ("push_opened", "Devices that reported opening the push.", \.opened),
+        ]
+        state.withLock { state in
+            var exported: [String: [Gauge]] = [:]
+            for push in pushes {
+                guard let id = push.messageID else { continue }
+                exported[id] = figures.map { name, help, value in
+                    let gauge = registry.makeGauge(
+                        descriptor: MetricNameDescriptor(
+                            namespace: "unotify", metricName: name, unitName: "", helpText: help),
+                        labels: [("message_id", id)])
+                    gauge.set(Double(value(push)))
+                    return gauge
+                }
+            }
+            for (id, gauges) in state.pushGauges where exported[id] == nil {
+                for gauge in gauges { registry.unregisterGauge(gauge) }
+            }
+            state.pushGauges = exported
+        }
     }
 
     /// The nearest-rank percentile of sorted values, or `nil` without values.

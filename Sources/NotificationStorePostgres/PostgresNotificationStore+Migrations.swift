@@ -253,6 +253,10 @@ extension PostgresNotificationStore {
                 )
                 """
             ]),
+        // A push's `apns-collapse-id` (issue 20, round 2); `NULL` sends `push:<id>`.
+        Migration(
+            version: 8, name: "push collapse id",
+            statements: ["ALTER TABLE push ADD COLUMN collapse_id text"]),
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).

@@ -42,10 +42,11 @@ extension PostgresNotificationStore {
                     """
                     WITH i AS (
                         INSERT INTO push (id, target_kind, target_name, target_devices, target_tag, content, send_kind,
-                            send_at, local_time, expires_at, created_at, ready_at, state)
+                            send_at, local_time, expires_at, collapse_id, created_at, ready_at, state)
                         VALUES (\(push.id), \(push.target.kind), \(push.target.name), \(push.target.deviceIDs),
                             \(tag), \(content), \(push.sendTime.kind), \(push.sendTime.instant?.timeIntervalSince1970),
-                            \(local), \(push.expiresAt?.timeIntervalSince1970), \(push.createdAt.timeIntervalSince1970),
+                            \(local), \(push.expiresAt?.timeIntervalSince1970), \(push.collapseID),
+                            \(push.createdAt.timeIntervalSince1970),
                             \(push.sendTime.readyAt(createdAt: push.createdAt).timeIntervalSince1970), 'scheduled')
                         ON CONFLICT (id) DO NOTHING RETURNING 1)
                     SELECT count(*) FROM i
@@ -223,6 +224,22 @@ extension PostgresNotificationStore {
         }
     }
 
+    /// The message identifiers of the newest pushes, newest first (by creation, then identifier).
+    ///
+    /// - Parameter limit: The most identifiers.
+    /// - Throws: What the server answers.
+    public func newestPushIDs(limit: Int) async throws -> [String] {
+        try await read { connection, logger in
+            var ids: [String] = []
+            for try await id in try await connection.query(
+                "SELECT id FROM push ORDER BY created_at DESC, id DESC LIMIT \(max(0, limit))", logger: logger
+            ).decode(String.self) {
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
     /// The statistics of every push to the devices of one topic (an app), over the pushes created in a period.
     ///
     /// - Parameters:
@@ -292,7 +309,12 @@ extension PostgresNotificationStore {
     }
 
     static let pushColumns =
-        "id, target_kind, target_name, target_devices, target_tag, content, send_kind, send_at, local_time, expires_at, created_at, state, targeted"
+        "id, target_kind, target_name, target_devices, target_tag, content, send_kind, send_at, local_time, expires_at, created_at, state, targeted, collapse_id"
+
+    /// A row of ``pushColumns``.
+    private typealias Row = (
+        String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int, String?
+    )
 
     static func pushes(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> [PushMessage]
@@ -300,10 +322,12 @@ extension PostgresNotificationStore {
         var pushes: [PushMessage] = []
         let decoder = JSONDecoder()
         for try await row in try await connection.query(query, logger: logger).decode(
-            (String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int).self
+            Row.self
         ) {
-            let (id, kind, name, devices, tag, content, sendKind, sendAt, local, expires, created, state, targeted) =
-                row
+            let (
+                id, kind, name, devices, tag, content, sendKind, sendAt, local, expires, created, state, targeted,
+                collapseID
+            ) = row
             let target: PushTarget
             switch kind {
             case "devices": target = .devices(devices ?? [])
@@ -330,7 +354,7 @@ extension PostgresNotificationStore {
             else { continue }
             var push = PushMessage(
                 id: id, target: target, content: payload, sendTime: sendTime,
-                expiresAt: expires.map(Date.init(timeIntervalSince1970:)),
+                expiresAt: expires.map(Date.init(timeIntervalSince1970:)), collapseID: collapseID,
                 createdAt: Date(timeIntervalSince1970: created))
             push.state = state
             push.targeted = targeted
@@ -358,7 +382,7 @@ extension PostgresNotificationStore {
     }
 
     /// The pending requests of one page: one per device, `push:<id>`, the push's content with the message identifier
-    /// in `userInfo`.
+    /// in `userInfo`, and its expiry and collapse identifier for APNs (``PushMessage/apnsOptions``).
     static func requests(for push: PushMessage, devices: [(id: String, zone: String)], at date: Date)
         -> [PendingRequest]
     {
@@ -367,6 +391,7 @@ extension PostgresNotificationStore {
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(identifier: "UTC")!
         var fireByZone: [String: Date] = [:]
+        let apns = push.apnsOptions
         return devices.map { device in
             var trigger: TriggerSpec?
             var fire = date
@@ -385,7 +410,7 @@ extension PostgresNotificationStore {
             }
             return PendingRequest(
                 appID: Device.appID(forDevice: device.id),
-                spec: RequestSpec(identifier: push.requestIdentifier, content: content, trigger: trigger),
+                spec: RequestSpec(identifier: push.requestIdentifier, content: content, trigger: trigger, apns: apns),
                 addedAt: date, nextFireDate: fire)
         }
     }
@@ -393,6 +418,12 @@ extension PostgresNotificationStore {
     static func check(_ push: PushMessage) throws(PushError) {
         guard !push.id.isEmpty, push.id.count <= 128 else {
             throw PushError(.invalidPush, "a message identifier has 1 to 128 characters")
+        }
+        if let collapseID = push.collapseID,
+            collapseID.isEmpty || collapseID.utf8.count > APNsOptions.collapseIDLimit
+        {
+            throw PushError(
+                .invalidPush, "a collapse identifier has 1 to \(APNsOptions.collapseIDLimit) bytes (UTF-8)")
         }
         switch push.target {
         case .devices(let ids):

@@ -36,8 +36,12 @@ public struct PushMessage: Sendable, Hashable {
     public var content: NotificationPayload
     /// When it is sent.
     public var sendTime: PushSendTime
-    /// After this instant it is no longer fanned out; `nil` for never.
+    /// After this instant it is no longer fanned out, and APNs keeps it no longer for an offline device (each
+    /// device's request carries it as `apns-expiration`); `nil` for never (APNs then tries once and keeps nothing).
     public var expiresAt: Date?
+    /// The `apns-collapse-id` of its notifications (1 to 64 UTF-8 bytes): a later push with the same one replaces it
+    /// on the device; `nil` sends ``defaultCollapseID`` (`push:<id>`).
+    public var collapseID: String?
     /// When the service accepted it.
     public var createdAt: Date
     /// How far it is.
@@ -48,13 +52,14 @@ public struct PushMessage: Sendable, Hashable {
     /// Creates a push, `scheduled` with nothing fanned out.
     public init(
         id: String = UUID().uuidString.lowercased(), target: PushTarget, content: NotificationPayload,
-        sendTime: PushSendTime, expiresAt: Date? = nil, createdAt: Date
+        sendTime: PushSendTime, expiresAt: Date? = nil, collapseID: String? = nil, createdAt: Date
     ) {
         self.id = id
         self.target = target
         self.content = content
         self.sendTime = sendTime
         self.expiresAt = expiresAt
+        self.collapseID = collapseID
         self.createdAt = createdAt
         state = .scheduled
         targeted = 0
@@ -62,6 +67,18 @@ public struct PushMessage: Sendable, Hashable {
 
     /// The identifier of the pending request a worker makes for each device: `push:` and the message identifier.
     public var requestIdentifier: String { Self.requestIdentifier(forMessage: id) }
+
+    /// The collapse identifier sent when the push names none: ``requestIdentifier`` (`push:<id>`) when it fits in
+    /// APNs's 64 bytes, else `nil` (no `apns-collapse-id`).
+    public var defaultCollapseID: String? {
+        requestIdentifier.utf8.count <= APNsOptions.collapseIDLimit ? requestIdentifier : nil
+    }
+
+    /// What each device's request tells APNs: the expiry and the collapse identifier (``defaultCollapseID`` unless
+    /// the push names one); the worker chooses the priority.
+    public var apnsOptions: APNsOptions {
+        APNsOptions(expiration: expiresAt, collapseID: collapseID ?? defaultCollapseID)
+    }
 
     /// `push:` and the message identifier.
     public static func requestIdentifier(forMessage id: String) -> String { "push:" + id }

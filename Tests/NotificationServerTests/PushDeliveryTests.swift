@@ -285,6 +285,64 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test(
+        "a push's expiry and collapse id reach APNs as apns-expiration and apns-collapse-id (push:<id> when it names none); a collapse id over 64 bytes is refused"
+    )
+    func expiryAndCollapseIDReachAPNs() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let clock = ManualNotificationClock(now: Self.start, timeZone: TimeZone(identifier: "UTC")!)
+        try await WorkerDeliveryTests().withTwoWorkers(side: side, clock: clock, running: (true, false)) { a, _, _ in
+            try await a.devices.register(registration("d1", zone: "Europe/Paris"))
+            try await a.devices.register(registration("d2", zone: "Asia/Tokyo"))
+            let push = PushService(store: a.store, clock: clock)
+            let expiry = instant("2026-11-26T18:00:00Z")
+            let named = PushMessage(
+                target: .all, content: Self.content("named"), sendTime: .now, expiresAt: expiry,
+                collapseID: "match-42", createdAt: clock.now)
+            let plain = PushMessage(
+                target: .devices(["d1"]), content: Self.content("plain"), sendTime: .now, createdAt: clock.now)
+            // A message identifier too long for `push:<id>` in 64 bytes: no collapse id at all.
+            let long = PushMessage(
+                id: String(repeating: "m", count: 60), target: .devices(["d2"]), content: Self.content("long"),
+                sendTime: .now, createdAt: clock.now)
+            try await push.send([named, plain, long])
+            a.fanOut.wake()
+            let arrived = await eventually { side.received.count >= 4 }
+            let received = side.received
+            #expect(arrived, "\(received)")
+            let named2 = received.filter { $0.title == "named" }
+            #expect(named2.count == 2)
+            #expect(named2.allSatisfy { $0.collapseID == "match-42" && $0.status == 200 })
+            #expect(named2.allSatisfy { $0.expiration == "\(Int(expiry.timeIntervalSince1970))" })
+            // The worker still chooses the priority: 10 for a visible notification.
+            #expect(named2.allSatisfy { $0.priority == "10" })
+            let plainReceived = try #require(received.first { $0.title == "plain" })
+            #expect(plainReceived.collapseID == "push:\(plain.id)")
+            #expect(plainReceived.expiration == "")
+            let longReceived = try #require(received.first { $0.title == "long" })
+            #expect(longReceived.collapseID == "" && longReceived.status == 200)
+            // Stored and shown as sent.
+            #expect(try await push.push(id: named.id)?.collapseID == "match-42")
+            #expect(try await push.push(id: named.id)?.expiresAt == expiry)
+            #expect(try await push.push(id: plain.id)?.collapseID == nil)
+
+            for bad in ["", String(repeating: "é", count: 33)] {  // 0 and 66 bytes
+                let refused = PushMessage(
+                    target: .all, content: Self.content("bad"), sendTime: .now, collapseID: bad, createdAt: clock.now)
+                let error = await #expect(throws: PushError.self) { try await push.send([refused]) }
+                #expect(error?.code == .invalidPush)
+                #expect(try await push.push(id: refused.id) == nil)
+            }
+            let fits = PushMessage(
+                target: .all, content: Self.content("fits"), sendTime: .at(instant("2026-11-27T12:00:00Z")),
+                collapseID: String(repeating: "é", count: 32), createdAt: clock.now)
+            try await push.send([fits])
+            #expect(try await push.push(id: fits.id)?.collapseID == String(repeating: "é", count: 32))
+        }
+        await side.stop()
+    }
+
     @Test("LISTEN unotify_push reports a push inserted by another store instance")
     func listening() async throws {
         let configuration = try await freshDatabase()
@@ -333,7 +391,7 @@ struct PushDeliveryTests {
             let body = #"""
                 {"target":{"tag":{"or":[{"tag":"news"},{"not":{"tag":"news"}}]}},"title":"Hi","subtitle":"s","body":"b",
                  "badge":2,"sound":"none","category":"cat","thread":"th","extras":{"Extras":"x","n":1},
-                 "sendAt":"2026-11-27T08:00:00Z","expiresAt":"2026-11-28T08:00:00Z"}
+                 "sendAt":"2026-11-27T08:00:00Z","expiresAt":"2026-11-28T08:00:00Z","collapseId":"match-42"}
                 """#
             let (status, answer) = try await ServerAPITests.send(client, .post, "/v1/pushes", body)
             #expect(status == .accepted)
@@ -346,6 +404,8 @@ struct PushDeliveryTests {
             let (shown, object) = try await ServerAPITests.send(client, .get, "/v1/pushes/\(id)")
             #expect(shown == .ok)
             #expect(object["state"] as? String == "scheduled")
+            #expect(object["collapseId"] as? String == "match-42" && stored.collapseID == "match-42")
+            #expect(object["expiresAt"] as? String == "2026-11-28T08:00:00Z")
             #expect((object["statistics"] as? [String: Any])?["targeted"] as? Int == 0)
             let (cancelled, result) = try await ServerAPITests.send(client, .delete, "/v1/pushes/\(id)")
             #expect(cancelled == .ok && result["cancelled"] as? Int == 0)
@@ -368,6 +428,14 @@ struct PushDeliveryTests {
             #expect((all["statistics"] as? [String: Any])?["pending"] as? Int == 1)
             let (_, topic) = try await ServerAPITests.send(client, .get, "/v1/topics/com.example.app/statistics")
             #expect(topic["targeted"] as? Int == 1)
+            // Prometheus: the newest pushes' figures, read at the scrape.
+            let scrape = try await client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(ServerAPITests.token)"], body: nil)
+            let metrics = String(buffer: scrape.body)
+            #expect(metrics.contains(#"unotify_push_targeted{message_id="\#(messageIDs[0])"} 1.0"# + "\n"), "\(metrics)")
+            #expect(metrics.contains(#"unotify_push_pending{message_id="\#(messageIDs[0])"} 1.0"# + "\n"))
+            #expect(metrics.contains(#"unotify_push_targeted{message_id="\#(messageIDs[1])"} 0.0"# + "\n"))
+            #expect(metrics.contains(#"unotify_push_cancelled{message_id="\#(id)"} 0.0"# + "\n"))
             #expect(
                 try await ServerAPITests.send(client, .get, "/v1/pushes/nope").1["reason"] as? String
                     == "UnknownMessage")
@@ -396,6 +464,9 @@ struct PushDeliveryTests {
             ),
             (#"{"target":{"all":true},"title":"t","expiresAt":"2026-11-26T11:00:00Z"}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","mutableContent":true}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"title":"t","collapseId":""}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"title":"t","collapseId":"\#(String(repeating: "c", count: 65))"}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"title":"t","collapseId":7}"#, 400, "BadRequest"),
             (#"{"target":{"account":""},"title":"t"}"#, 400, "InvalidPush"),
             (#"{"target":{"all":true},"title":"t","localTime":"2026-02-30T09:00"}"#, 400, "InvalidPush"),
             (#"{"target":{"all":true},"title":"\#(String(repeating: "x", count: 70_000))"}"#, 413, "PayloadTooLarge"),

@@ -250,6 +250,35 @@ struct ServerAPITests {
         #expect(ServerMetrics(worker: "empty").snapshot(at: start).latenessP50 == nil)
     }
 
+    @Test("/metrics shows the newest pushes' figures as gauges by message id; a push no longer given is removed")
+    func pushGauges() {
+        let metrics = ServerMetrics(worker: "w1")
+        let cluster = ClusterStatistics(date: instant("2026-11-26T12:00:00Z"), window: 60)
+        let first = PushStatistics(
+            messageID: "m1", targeted: 5, accepted: 3, failed: ["APNs: Unregistered": 1], cancelled: 0, received: 2,
+            opened: 1)
+        let second = PushStatistics(messageID: "m2", targeted: 2, accepted: 0, failed: [:], cancelled: 1)
+        let text = metrics.exposition(cluster: cluster, pushes: [first, second])
+        for line in [
+            #"unotify_push_targeted{message_id="m1"} 5.0"#, #"unotify_push_sent{message_id="m1"} 4.0"#,
+            #"unotify_push_accepted{message_id="m1"} 3.0"#, #"unotify_push_failed{message_id="m1"} 1.0"#,
+            #"unotify_push_pending{message_id="m1"} 1.0"#, #"unotify_push_received{message_id="m1"} 2.0"#,
+            #"unotify_push_opened{message_id="m1"} 1.0"#, #"unotify_push_targeted{message_id="m2"} 2.0"#,
+            #"unotify_push_cancelled{message_id="m2"} 1.0"#, #"unotify_push_pending{message_id="m2"} 1.0"#,
+            "# TYPE unotify_push_targeted gauge",
+        ] {
+            #expect(text.contains(line + "\n"), "\(line) in \(text)")
+        }
+        // m1 is no longer among the newest: its series go; m2's are updated.
+        var updated = second
+        updated.accepted = 1
+        let later = metrics.exposition(cluster: cluster, pushes: [updated])
+        #expect(!later.contains(#"message_id="m1""#), "\(later)")
+        #expect(later.contains(#"unotify_push_accepted{message_id="m2"} 1.0"# + "\n"))
+        // No pushes: no push series at all.
+        #expect(!metrics.exposition(cluster: cluster).contains("unotify_push_"))
+    }
+
     @Test("POST /v1/requests schedules for many devices and names those it failed for")
     func manyDevices() async throws {
         try await withAPI { client, devices, _ in

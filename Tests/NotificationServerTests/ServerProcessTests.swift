@@ -91,10 +91,19 @@ struct ServerProcessTests {
         try unotifyd().deletingLastPathComponent().appendingPathComponent("unotify").path
     }
 
-    @Test("unotify server drives a real worker's API: register, schedule, list, cancel, status with APNs answers, bad input")
-    func serverCommands() async throws {
-        let side = try await DeviceSide()
-        defer { side.removeFiles() }
+    /// A running `unotifyd --server` with its API on a port the system chose, on a fresh database.
+    struct APIWorker {
+        var process: TestProcess
+        /// The API's base address, `http://127.0.0.1:PORT/`.
+        var api: String
+        var tokenFile: String
+        /// The database's URL.
+        var databaseURL: String
+    }
+
+    /// Starts `unotifyd --server` with its API on a fresh database, sending to `side`, and waits until the API
+    /// listens.
+    func startAPIWorker(side: DeviceSide) async throws -> APIWorker {
         let server = try await PostgresTestServer.shared()
         let database = try await server.makeDatabase()
         let url = "postgres://\(server.user)@/\(database)?host=\(server.socketDirectory)"
@@ -113,7 +122,6 @@ struct ServerProcessTests {
         worker.standardError = try FileHandle(forWritingTo: log)
         worker.standardOutput = FileHandle.nullDevice
         try worker.run()
-        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         // The worker logs the API's address once it listens (the port was chosen by the system).
         var base: String?
         _ = await eventually(within: 60) {
@@ -124,11 +132,41 @@ struct ServerProcessTests {
             base = String(line[range])
             return true
         }
+        if base == nil { kill(worker.processIdentifier, SIGKILL) }
         let api = try #require(base, "no API address in the worker's log")
-        let common = ["--url", api, "--token-file", tokenFile]
-        func cli(_ arguments: [String]) async throws -> ProcessOutput {
-            try await runProgram(try unotify(), ["server"] + arguments.prefix(1) + common + arguments.dropFirst())
+        return APIWorker(process: worker, api: api, tokenFile: tokenFile, databaseURL: url)
+    }
+
+    /// Runs `unotify server SUBCOMMAND --url ... --token-file ... REST`.
+    func cli(_ worker: APIWorker, _ arguments: [String]) async throws -> ProcessOutput {
+        try await runProgram(
+            try unotify(),
+            ["server"] + arguments.prefix(1) + ["--url", worker.api, "--token-file", worker.tokenFile]
+                + arguments.dropFirst())
+    }
+
+    /// Stops the worker with SIGTERM and returns its exit status.
+    func stop(_ worker: TestProcess) async -> Int32 {
+        kill(worker.processIdentifier, SIGTERM)
+        await withCheckedContinuation { continuation in
+            Thread {
+                worker.waitUntilExit()
+                continuation.resume()
+            }.start()
         }
+        return worker.terminationStatus
+    }
+
+    @Test("unotify server drives a real worker's API: register, schedule, list, cancel, status with APNs answers, bad input")
+    func serverCommands() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let started = try await startAPIWorker(side: side)
+        let worker = started.process
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        let api = started.api
+        let tokenFile = started.tokenFile
+        func cli(_ arguments: [String]) async throws -> ProcessOutput { try await self.cli(started, arguments) }
         let gone = registration("gone", zone: "Asia/Tokyo")
         side.answer(.unregistered, token: gone.token)
         for device in [registration("paris", zone: "Europe/Paris"), gone] {
@@ -189,14 +227,119 @@ struct ServerProcessTests {
         let noTrigger = try await cli(["schedule", "--device", "paris", "--id", "y", "--in", "5", "--hour", "9"])
         #expect(noTrigger.status != 0 && noTrigger.stderr.contains("not both"))
 
-        kill(worker.processIdentifier, SIGTERM)
-        await withCheckedContinuation { continuation in
-            Thread {
-                worker.waitUntilExit()
-                continuation.resume()
-            }.start()
+        #expect(await stop(worker) == 0)
+        await side.stop()
+    }
+
+    @Test(
+        "unotify server push, stats and cancel-push against a real worker: a tag push with collapse id and expiry reaches APNs, its statistics as a table and JSON, a cancelled push, bad input"
+    )
+    func pushCommands() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let started = try await startAPIWorker(side: side)
+        let worker = started.process
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        func cli(_ arguments: [String]) async throws -> ProcessOutput { try await self.cli(started, arguments) }
+        // Devices and tags through the Swift API on the worker's database (the CLI's own commands are tested above).
+        let gone = registration("gone", zone: "Asia/Tokyo")
+        side.answer(.unregistered, token: gone.token)
+        try await PostgresNotificationStore.withStore(
+            configuration: try PostgresNotificationStore.configuration(databaseURL: started.databaseURL)
+        ) { store in
+            let devices = DeviceScheduler(
+                store: store,
+                scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter()))
+            let push = PushService(store: store, clock: ServerWorker.utcClock)
+            for device in [registration("paris", zone: "Europe/Paris"), registration("tokyo", zone: "Asia/Tokyo"), gone] {
+                try await devices.register(device)
+            }
+            _ = try await push.bindTags(["news"], deviceID: "paris")
+            _ = try await push.bindTags(["news"], deviceID: "gone")
+            _ = try await push.bindAccount("alice", deviceID: "tokyo")
         }
-        #expect(worker.terminationStatus == 0)
+
+        // A tag push: paris (200) and gone (410), with the collapse id and expiry as APNs headers.
+        let before = Date()
+        let sent = try await cli([
+            "push", "--tag-expression", #"{"and": [{"tag": "news"}, {"not": {"tag": "muted"}}]}"#,
+            "--title", "Match tonight", "--body", "20:00", "--extra", "Extras=match-42", "--collapse-id", "match-42",
+            "--expires-in", "3600",
+        ])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(UUID(uuidString: id) != nil, "\(sent.stdout)")
+        #expect(await eventually(within: 60) { side.received.filter { $0.title == "Match tonight" }.count >= 2 })
+        let received = side.received.filter { $0.title == "Match tonight" }
+        #expect(Set(received.map(\.token)) == [registration("paris", zone: "UTC").token, gone.token])
+        #expect(received.allSatisfy { $0.collapseID == "match-42" })
+        let expiration = received.compactMap { Double($0.expiration) }
+        #expect(expiration.count == 2)
+        #expect(
+            expiration.allSatisfy {
+                $0 >= (before.timeIntervalSince1970 + 3600).rounded(.down) && $0 <= Date().timeIntervalSince1970 + 3600
+            }, "\(expiration)")
+
+        // Its statistics once both answers are recorded: JSON, then the table.
+        var statistics: [String: Any] = [:]
+        _ = await eventually(within: 30) {
+            guard let answer = try? await cli(["stats", id, "--json"]),
+                let object = try? JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any],
+                let inner = object["statistics"] as? [String: Any]
+            else { return false }
+            statistics = inner
+            return inner["sent"] as? Int == 2
+        }
+        #expect(statistics["targeted"] as? Int == 2 && statistics["accepted"] as? Int == 1, "\(statistics)")
+        #expect(statistics["failed"] as? Int == 1)
+        let table = try await cli(["stats", id])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.contains("push \(id)  done  target tag"), "\(table.stdout)")
+        #expect(table.stdout.contains("  targeted     2\n  sent         2\n  accepted     1\n  failed       1\n"))
+        #expect(table.stdout.contains("    by reason  APNs: Unregistered 1\n"), "\(table.stdout)")
+        #expect(table.stdout.contains("  hour (UTC)              accepted    failed  received    opened\n"))
+        // One row per hour (two if the answers straddle an hour).
+        #expect(
+            table.stdout.range(
+                of: #"\n  \d{4}-\d\d-\d\dT\d\d:00:00Z +[01] +[01] +0 +0\n"#, options: .regularExpression) != nil,
+            "\(table.stdout)")
+        let topic = try await cli(["stats", "--topic", "com.example.app"])
+        #expect(topic.stdout.contains("topic com.example.app") && topic.stdout.contains("  accepted     1"))
+        #expect(!topic.stdout.contains("hour (UTC)"), "\(topic.stdout)")
+
+        // A push for tomorrow to an account, cancelled before it is sent; cancelling again is refused.
+        let later = try await cli([
+            "push", "--account", "alice", "--title", "Later", "--at", Date().addingTimeInterval(86_400).ISO8601Format(),
+        ])
+        let laterID = later.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(later.status == 0 && !laterID.isEmpty, "\(later.stderr)")
+        let cancelled = try await cli(["cancel-push", laterID])
+        #expect(cancelled.stdout.contains("cancelled push \(laterID) (0 devices' requests removed)"), "\(cancelled)")
+        #expect(try await cli(["stats", laterID]).stdout.contains("  cancelled  target account"))
+        let again = try await cli(["cancel-push", laterID])
+        #expect(again.status == 1 && again.stderr.contains("409 AlreadySent"), "\(again.stderr)")
+
+        // Bad input: a clear line, status not 0, nothing sent.
+        let refusals: [([String], String)] = [
+            (["push", "--title", "x"], "exactly one target"),
+            (["push", "--all", "--alias", "a", "--title", "x"], "exactly one target"),
+            (["push", "--all"], "needs --title"),
+            (["push", "--all", "--title", "x", "--extra", "novalue"], "KEY=VALUE"),
+            (["push", "--all", "--title", "x", "--local-time", "25:00"], "HH:MM"),
+            (["push", "--all", "--title", "x", "--collapse-id", String(repeating: "c", count: 65)], "400 BadRequest"),
+            (["push", "--tag-expression", #"{"nor": []}"#, "--title", "x"], "400 InvalidTagExpression"),
+            (["push", "--tag-expression", "news", "--title", "x"], "must be a JSON object"),
+            (["stats", "nope"], "404 UnknownMessage"),
+            (["stats"], "a message id or --topic"),
+            (["cancel-push", "nope"], "404 UnknownMessage"),
+        ]
+        for (arguments, message) in refusals {
+            let refused = try await cli(arguments)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        #expect(side.received.count == 2)
+
+        #expect(await stop(worker) == 0)
         await side.stop()
     }
 }

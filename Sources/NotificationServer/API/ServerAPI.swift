@@ -17,7 +17,7 @@ import ServiceLifecycle
 /// | route | what it does |
 /// |---|---|
 /// | `GET /v1/status` | this worker's figures and the cluster's (``WorkerStatistics``, `ClusterStatistics`) |
-/// | `GET /metrics` | the same in Prometheus's text format |
+/// | `GET /metrics` | the same in Prometheus's text format, with the newest pushes' figures |
 /// | `GET /v1/devices` | every device (`?active=true`: active ones only) |
 /// | `PUT /v1/devices/{id}` | registers or updates a device (`token`, `topic`, `environment`, `timeZone`, `locale`) |
 /// | `GET /v1/devices/{id}` | the device |
@@ -75,9 +75,18 @@ public struct ServerAPI: Sendable {
         }
         router.get("/metrics") { _, _ in
             let cluster = try await call { try await devices.store.clusterStatistics(at: devices.scheduler.clock.now) }
+            // The newest pushes' figures, read now (exact, as GET /v1/pushes/{messageId} answers them).
+            let pushes = try await call {
+                var pushes: [PushStatistics] = []
+                for id in try await devices.store.newestPushIDs(limit: ServerMetrics.pushesExported) {
+                    if let statistics = try await devices.store.pushStatistics(id: id) { pushes.append(statistics) }
+                }
+                return pushes
+            }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition(cluster: cluster))))
+                body: .init(
+                    byteBuffer: ByteBuffer(string: metrics.exposition(cluster: cluster, pushes: pushes))))
         }
         router.get("/v1/devices") { request, _ in
             let active = request.uri.queryParameters.get("active")

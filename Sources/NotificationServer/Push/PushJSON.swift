@@ -8,7 +8,7 @@ enum PushJSON {
     /// The fields of a push.
     static let fields: Set<String> = [
         "target", "title", "subtitle", "body", "badge", "sound", "category", "thread", "extras", "sendAt", "localTime",
-        "expiresAt",
+        "expiresAt", "collapseId",
     ]
 
     /// A push from its JSON object (`path` names it in errors, e.g. `pushes[3].`).
@@ -65,7 +65,14 @@ enum PushJSON {
         if let expiresAt, expiresAt <= now {
             throw ServerAPIError.badRequest("\(path)expiresAt is in the past")
         }
-        return PushMessage(target: target, content: content, sendTime: sendTime, expiresAt: expiresAt, createdAt: now)
+        let collapseID = try string(object, "collapseId", path)
+        if let collapseID, collapseID.isEmpty || collapseID.utf8.count > APNsOptions.collapseIDLimit {
+            throw ServerAPIError.badRequest(
+                "\(path)collapseId has 1 to \(APNsOptions.collapseIDLimit) bytes (UTF-8)")
+        }
+        return PushMessage(
+            target: target, content: content, sendTime: sendTime, expiresAt: expiresAt, collapseID: collapseID,
+            createdAt: now)
     }
 
     /// A target: an object with exactly one of `devices`, `account`, `alias`, `tag`, `all`.
@@ -171,6 +178,8 @@ enum PushJSON {
             "messageId": push.id, "state": push.state.rawValue, "target": push.target.kind,
             "createdAt": push.createdAt.ISO8601Format(), "title": push.content.title,
         ]
+        if let expiresAt = push.expiresAt { object["expiresAt"] = expiresAt.ISO8601Format() }
+        if let collapseID = push.apnsOptions.collapseID { object["collapseId"] = collapseID }
         if let statistics { object["statistics"] = json(statistics) }
         return object
     }

@@ -5,7 +5,7 @@ import Foundation
 struct ServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "server",
-        abstract: "Talk to a server-mode worker (unotifyd --server): devices, scheduling, status.",
+        abstract: "Talk to a server-mode worker (unotifyd --server): devices, scheduling, pushes, status.",
         discussion: """
             Every subcommand calls the worker's HTTP API (docs/openapi/server-api.yaml) at --url with the bearer \
             token read from --token-file, the file given to unotifyd --server --api-token-file. Any worker of a \
@@ -13,7 +13,7 @@ struct ServerCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServerStatus.self, ServerDevices.self, ServerRegister.self, ServerUnregister.self, ServerSchedule.self,
-            ServerList.self, ServerCancel.self,
+            ServerList.self, ServerCancel.self, ServerPush.self, ServerStats.self, ServerCancelPush.self,
         ])
 }
 
