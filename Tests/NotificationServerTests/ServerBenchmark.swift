@@ -1,6 +1,9 @@
 import BenchSupport
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import Logging
+import NIOCore
 import NotificationAPNsProvider
 import NotificationEngine
 import NotificationModel
@@ -11,14 +14,16 @@ import Testing
 
 /// Server mode's figures (docs/benchmarks.md, "Server mode"), each beside a baseline measured in the same run:
 ///
-/// 1. Enqueue: registering devices, and adding pending requests in batches through the store, against one raw
+/// 1. Enqueue: registering devices in 400 zones, adding pending requests in batches through the store, one at a time
+///    through the Swift API (`DeviceScheduler`) and through the HTTP API (AsyncHTTPClient over TCP), against one raw
 ///    `INSERT ... SELECT generate_series` of the same number of rows into a copy of the `pending` table.
-/// 2. A burst of requests due at one instant, delivered to our APNs endpoint by 1, 2 and 4 workers in this process,
-///    with every enqueued request still pending beside it.
+/// 2. A burst of requests due at one instant, delivered to our APNs endpoint answering after 20 ms (Apple's round
+///    trip) by 1, 2 and 4 workers in this process, with every enqueued request still pending beside it.
 /// 3. Lateness of requests due 20 ms apart with one worker, against a bare sleep-until on the same clock.
 ///
 /// Opt-in, like the other benchmarks: `OPENUN_BENCH=1 swift test --filter ServerBenchmark`. Sizes:
-/// `OPENUN_BENCH_DEVICES` (10,000), `OPENUN_BENCH_PENDING` (100,000), `OPENUN_BENCH_BURST` (2,000).
+/// `OPENUN_BENCH_DEVICES` (10,000), `OPENUN_BENCH_PENDING` (100,000), `OPENUN_BENCH_BURST` (2,000),
+/// `OPENUN_BENCH_SCHEDULE` (2,000, requests added one at a time through each API).
 @Suite(
     "Server mode benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil),
     .timeLimit(.minutes(60)))
@@ -32,6 +37,7 @@ struct ServerBenchmark {
         let deviceCount = Self.size("OPENUN_BENCH_DEVICES", 10_000)
         let pendingCount = Self.size("OPENUN_BENCH_PENDING", 100_000)
         let burst = Self.size("OPENUN_BENCH_BURST", 2_000)
+        let oneByOne = Self.size("OPENUN_BENCH_SCHEDULE", 2_000)
         let side = try await DeviceSide()
         defer { side.removeFiles() }
         let configuration = try await freshDatabase()
@@ -43,11 +49,12 @@ struct ServerBenchmark {
         let clock = ContinuousClock()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
             // 1. Devices, then pending requests far in the future, 1,000 per transaction.
-            let devices = (0..<deviceCount).map { registration("bench-\($0)", zone: $0 % 2 == 0 ? "Europe/Paris" : "Asia/Tokyo") }
+            let zones = Array(TimeZone.knownTimeZoneIdentifiers.prefix(400))
+            let devices = (0..<deviceCount).map { registration("bench-\($0)", zone: zones[$0 % zones.count]) }
             var started = clock.now
             for device in devices { _ = try await store.registerDevice(device, at: Date()) }
             let registering = (clock.now - started).seconds
-            row("register devices", "\(Format.count(deviceCount)) in \(Format.duration(registering)) "
+            row("register devices in \(zones.count) zones", "\(Format.count(deviceCount)) in \(Format.duration(registering)) "
                 + "(\(Format.count(Int(Double(deviceCount) / registering)))/s)", "-", "-")
             let now = Date()
             let farAway = now.addingTimeInterval(30 * 86_400)
@@ -72,7 +79,45 @@ struct ServerBenchmark {
                 "\(Format.count(Int(rate)))/s", "raw INSERT ... SELECT \(Format.count(Int(rawRate)))/s",
                 String(format: "x%.2f of raw", rate / rawRate))
 
-            // 2. Bursts: `burst` requests due at one instant, for as many devices, with everything above pending.
+            // One at a time through the Swift API, then through the HTTP API: daily 9:00 floating requests (each
+            // pinned to its device's zone and planned there).
+            let nine = TriggerSpec.calendar(
+                { var components = CalendarComponents(); components.hour = 9; return components }(), repeats: true,
+                matching: .apple)
+            let scheduler = NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter())
+            let api = DeviceScheduler(store: store, scheduler: scheduler)
+            started = clock.now
+            for index in 0..<oneByOne {
+                try await api.schedule(
+                    RequestSpec(identifier: "swift-\(index)", content: Self.content("daily"), trigger: nine),
+                    forDevice: devices[index % deviceCount].id)
+            }
+            let swiftRate = Double(oneByOne) / (clock.now - started).seconds
+            row(
+                "schedule one at a time, Swift API (DeviceScheduler), daily 9:00 in the device's zone",
+                "\(Format.count(Int(swiftRate)))/s", "raw \(Format.count(Int(rawRate)))/s",
+                String(format: "x%.3f of raw", swiftRate / rawRate))
+            let server = ServerAPI(devices: api, token: "bench-token-0123456789")
+            let httpRate = try await Application(router: server.router()).test(.ahc(.http)) { client in
+                let started = clock.now
+                for index in 0..<oneByOne {
+                    let body = #"{"identifier":"http-\#(index)","title":"daily","trigger":{"calendar":{"hour":9},"repeats":true}}"#
+                    let response = try await client.execute(
+                        uri: "/v1/devices/\(devices[index % deviceCount].id)/requests", method: .post,
+                        headers: [.authorization: "Bearer bench-token-0123456789", .contentType: "application/json"],
+                        body: ByteBuffer(string: body))
+                    #expect(response.status == .created)
+                }
+                return Double(oneByOne) / (clock.now - started).seconds
+            }
+            row(
+                "schedule one at a time, HTTP API (one POST each, AsyncHTTPClient over TCP)",
+                "\(Format.count(Int(httpRate)))/s", "raw \(Format.count(Int(rawRate)))/s",
+                String(format: "x%.3f of raw", httpRate / rawRate))
+
+            // 2. Bursts: `burst` requests due at one instant, for as many devices, with everything above pending;
+            // the endpoint answers after 20 ms, as Apple's would from afar.
+            side.delayAnswers(by: .milliseconds(20))
             var oneWorker = 0.0
             for workers in [1, 2, 4] {
                 let due = Date().addingTimeInterval(3)
@@ -94,12 +139,14 @@ struct ServerBenchmark {
                 let perSecond = Double(burst) / seconds
                 if workers == 1 { oneWorker = perSecond }
                 row(
-                    "burst of \(Format.count(burst)) due at once, \(workers) worker\(workers == 1 ? "" : "s")",
+                    "burst of \(Format.count(burst)) due at once, answers after 20 ms, \(workers) worker\(workers == 1 ? "" : "s")",
                     "\(Format.count(Int(perSecond)))/s (last after \(Format.duration(seconds)))",
                     "1 worker \(Format.count(Int(oneWorker)))/s", String(format: "x%.2f", perSecond / oneWorker))
             }
 
-            // 3. Lateness: 300 requests 20 ms apart, one worker, against a bare sleep-until of the same offsets.
+            // 3. Lateness: 300 requests 20 ms apart, one worker, answers at once, against a bare sleep-until of the
+            // same offsets.
+            side.delayAnswers(by: nil)
             let offsets = (0..<300).map { Double($0) * 0.02 }
             let start = Date().addingTimeInterval(3)
             let spaced = offsets.enumerated().map { index, offset in
