@@ -18,12 +18,7 @@ struct PushAPITests {
 
     /// Runs `body` with a client of the API over a new database with devices `d1` and `d2` registered.
     func withAPI(_ body: @escaping @Sendable (any TestClientProtocol, PushService) async throws -> Void) async throws {
-        let configuration = try await freshDatabase()
-        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
-            let clock = ManualNotificationClock(
-                now: instant("2026-11-26T12:00:00Z"), timeZone: TimeZone(identifier: "UTC")!)
-            let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
-            let devices = DeviceScheduler(store: store, scheduler: scheduler)
+        try await withDeviceScheduler { store, devices in
             let api = ServerAPI(devices: devices, token: API.token)
             let application = Application(router: api.router())
             try await application.test(.router) { client in

@@ -18,12 +18,7 @@ struct PushAudienceTests {
     func withPush(
         devices count: Int = 3, _ body: @escaping @Sendable (PushService, DeviceScheduler) async throws -> Void
     ) async throws {
-        let configuration = try await freshDatabase()
-        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
-            let clock = ManualNotificationClock(
-                now: instant("2026-11-26T12:00:00Z"), timeZone: TimeZone(identifier: "UTC")!)
-            let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
-            let devices = DeviceScheduler(store: store, scheduler: scheduler)
+        try await withDeviceScheduler { store, devices in
             for index in 0..<count {
                 try await devices.register(
                     registration(Self.id(index), zone: index % 2 == 0 ? "Europe/Paris" : "Asia/Tokyo"))

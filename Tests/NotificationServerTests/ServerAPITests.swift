@@ -22,12 +22,7 @@ struct ServerAPITests {
             @escaping @Sendable (any TestClientProtocol, DeviceScheduler, Router<ServerAPIRequestContext>) async throws
             -> Void
     ) async throws {
-        let configuration = try await freshDatabase()
-        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
-            let clock = ManualNotificationClock(
-                now: instant("2026-11-26T12:00:00Z"), timeZone: TimeZone(identifier: "UTC")!)
-            let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
-            let devices = DeviceScheduler(store: store, scheduler: scheduler)
+        try await withDeviceScheduler { _, devices in
             let api = ServerAPI(devices: devices, token: Self.token)
             let application = Application(router: api.router())
             try await application.test(.router) { client in try await body(client, devices, api.router()) }

@@ -4,6 +4,7 @@ import NotificationEngine
 import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
+import OpenUserNotificationsTesting
 import PostgresNIO
 import PostgresTestServer
 
@@ -13,6 +14,19 @@ func freshDatabase() async throws -> PostgresClient.Configuration {
     return PostgresClient.Configuration(
         unixSocketPath: server.socketPath, username: server.user, password: nil,
         database: try await server.makeDatabase())
+}
+
+/// Runs `body` with a device scheduler over a new database: its engine on a manual clock at 2026-11-26 12:00 UTC, no
+/// delivery loop (it only adds).
+func withDeviceScheduler<T: Sendable>(
+    _ body: @escaping @Sendable (PostgresNotificationStore, DeviceScheduler) async throws -> T
+) async throws -> T {
+    let configuration = try await freshDatabase()
+    return try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+        let clock = ManualNotificationClock(now: instant("2026-11-26T12:00:00Z"), timeZone: TimeZone(identifier: "UTC")!)
+        let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
+        return try await body(store, DeviceScheduler(store: store, scheduler: scheduler))
+    }
 }
 
 /// A registration with a fixed token per identifier.
