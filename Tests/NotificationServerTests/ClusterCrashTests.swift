@@ -147,10 +147,7 @@ struct ClusterCrashTests {
     func start(index: Int, url: String, side: DeviceSide) throws -> Worker {
         let process = TestProcess()
         process.executableURL = try ServerProcessTests().unotifyd()
-        process.arguments = [
-            "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
-            "--provider-development-server", "127.0.0.1:\(side.port)",
-            "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
+        process.arguments = side.workerArguments(databaseURL: url) + [
             "--log-level", "info", "--api-address", "off", "--claim-lease", "\(Self.lease)",
         ]
         let log = side.folder.appendingPathComponent("crash-worker-\(index).log")

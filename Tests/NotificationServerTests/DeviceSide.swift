@@ -82,6 +82,16 @@ final class DeviceSide: Sendable {
         port = try await endpoint.start()
     }
 
+    /// The arguments of a `unotifyd --server` worker on `databaseURL` delivering to this endpoint (append the rest:
+    /// log level, API address, lease).
+    func workerArguments(databaseURL: String) -> [String] {
+        [
+            "--server", "--database", databaseURL, "--provider-key", keyPath, "--provider-team-id", Self.teamID,
+            "--provider-development-server", "127.0.0.1:\(port)", "--provider-production-server", "127.0.0.1:\(port)",
+            "--provider-trust-roots", certificate,
+        ]
+    }
+
     /// Makes the endpoint wait `delay` before each answer, as a distant APNs would (`nil`: at once).
     func delayAnswers(by delay: Duration?) { state.withLock { $0.answerDelay = delay } }
 

@@ -31,10 +31,7 @@ struct ServerProcessTests {
         for index in 0..<2 {
             let process = TestProcess()
             process.executableURL = try unotifyd()
-            process.arguments = [
-                "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
-                "--provider-development-server", "127.0.0.1:\(side.port)",
-                "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
+            process.arguments = side.workerArguments(databaseURL: url) + [
                 "--log-level", "warning", "--api-address", "off",
             ]
             let log = side.folder.appendingPathComponent("worker-\(index).log")
@@ -113,10 +110,7 @@ struct ServerProcessTests {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let worker = TestProcess()
         worker.executableURL = try unotifyd()
-        worker.arguments = [
-            "--server", "--database", url, "--provider-key", side.keyPath, "--provider-team-id", DeviceSide.teamID,
-            "--provider-development-server", "127.0.0.1:\(side.port)",
-            "--provider-production-server", "127.0.0.1:\(side.port)", "--provider-trust-roots", side.certificate,
+        worker.arguments = side.workerArguments(databaseURL: url) + [
             "--log-level", "info", "--api-address", "127.0.0.1:0", "--api-token-file", tokenFile,
         ]
         worker.standardError = try FileHandle(forWritingTo: log)
