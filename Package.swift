@@ -369,7 +369,7 @@ let package = Package(
             dependencies: [
                 "UnotifyCLI", "NotificationDaemon", "OpenUserNotificationsTesting", "OpenUserNotificationsLegacy",
                 "NotificationGeoClue", "NotificationPush", "NotificationEngine", "OpenIntents", "NotificationAPNsProvider",
-                "TestPrograms",
+                "TestPrograms", "PushServiceClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
