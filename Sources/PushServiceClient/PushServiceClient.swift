@@ -13,7 +13,9 @@ import NotificationEngine
 /// queue to `POST /v1/devices/{id}/receipts`, in batches of at most 100, with the device's APNs token as the
 /// credential. When the server cannot be reached, or answers 401, 429 or 5xx, the receipts stay queued and the next
 /// attempt waits: 2 s after the first failure, doubling to at most 10 minutes; the next call or ``flush()`` after
-/// that time tries again. A 4xx other than 401 and 429 can never succeed: those receipts are dropped with a log line.
+/// that time tries again. A 4xx other than 401 and 429 can never succeed: the batch's receipts are sent again one at
+/// a time, and those refused alone are dropped with a log line. Calls made while a flush is sending only queue; that
+/// flush sends what they queued.
 /// The server counts a receipt once per device, message and kind, so a receipt sent again after a lost answer is not
 /// counted twice.
 ///
@@ -42,6 +44,10 @@ public actor PushServiceClient {
     var failures = 0
     /// When the next attempt may be made after a failure.
     var retryAt: Date?
+    /// Whether a flush is sending: calls made meanwhile (the actor runs them at its `await`s) only queue, and the
+    /// running flush sends what they queued. Two flushes at once would send the same batch twice and then remove it
+    /// twice, dropping receipts never sent.
+    var flushing = false
 
     /// The `userInfo` key the push service puts the message identifier under (`PushMessage.messageIDKey`).
     public static let messageIDKey = "unotify-message-id"
@@ -129,7 +135,8 @@ public actor PushServiceClient {
         _ = try await flush()
     }
 
-    /// Sends the queued receipts, oldest first, unless the last attempt failed and its retry time has not come.
+    /// Sends the queued receipts, oldest first, unless the last attempt failed and its retry time has not come, or
+    /// another flush is sending (that one sends them).
     ///
     /// ```swift
     /// let result = try await client.flush()  // e.g. when the app comes to the foreground
@@ -140,9 +147,14 @@ public actor PushServiceClient {
     @discardableResult
     public func flush() async throws -> FlushResult {
         var result = FlushResult(sent: 0, dropped: 0, remaining: queue.receipts.count, retryAt: retryAt)
+        if flushing { return result }
         if let retryAt, clock.now < retryAt { return result }
+        flushing = true
+        defer { flushing = false }
+        // After a batch is refused (400), its receipts go one at a time so that one bad receipt drops only itself.
+        var limit = Self.batchSize
         while !queue.receipts.isEmpty {
-            let batch = Array(queue.receipts.prefix(Self.batchSize))
+            let batch = Array(queue.receipts.prefix(limit))
             switch await send(batch) {
             case .accepted(let unknown):
                 let unknownCount = batch.filter { unknown.contains($0.messageId) }.count
@@ -154,10 +166,15 @@ public actor PushServiceClient {
                 result.dropped += unknownCount
                 failures = 0
                 retryAt = nil
+            case .refused(let status, let detail) where batch.count > 1:
+                logger.notice(
+                    "a batch of \(batch.count) receipts was refused (\(status): \(detail)); sending one at a time")
+                limit = 1
             case .refused(let status, let detail):
-                logger.error("dropping \(batch.count) receipts: the server refused them with \(status): \(detail)")
-                try queue.removeFirst(batch.count)
-                result.dropped += batch.count
+                logger.error(
+                    "dropping a receipt for \(batch[0].messageId): the server refused it with \(status): \(detail)")
+                try queue.removeFirst(1)
+                result.dropped += 1
                 failures = 0
                 retryAt = nil
             case .unavailable(let reason):

@@ -168,6 +168,48 @@ struct PushServiceClientTests {
         }
     }
 
+    @Test("a refused batch is sent again one receipt at a time; 20 calls at once send each receipt exactly once")
+    func batchesAndConcurrentCalls() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = ManualNotificationClock(now: Self.start, timeZone: TimeZone(identifier: "UTC")!)
+        // A server refusing (400) any request with a receipt for `bad`, answering `status` otherwise, and keeping the
+        // message identifiers of the receipts it answered 200.
+        let status = Mutex(HTTPResponse.Status.serviceUnavailable)
+        let accepted = Mutex<[String]>([])
+        let router = Router()
+        router.post("/v1/devices/:id/receipts") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let object = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
+            let ids = (object?["receipts"] as? [[String: Any]] ?? []).compactMap { $0["messageId"] as? String }
+            let answer: HTTPResponse.Status = ids.contains("bad") ? .badRequest : status.withLock { $0 }
+            if answer == .ok { accepted.withLock { $0 += ids } }
+            return Response(status: answer, body: .init(byteBuffer: ByteBuffer(string: #"{"reason":"x"}"#)))
+        }
+        try await Application(router: router).test(.live) { client in
+            let port = try #require(client.port)
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let app = try PushServiceClient(
+                serverURL: url, deviceID: "phone", deviceToken: "ab", queueFolder: folder, clock: clock)
+            for id in ["a", "bad", "c"] { try await app.report(messageID: id, kind: .opened) }
+            #expect(await app.queuedCount == 3)
+            status.withLock { $0 = .ok }
+            clock.advance(by: 2)
+            #expect(try await app.flush() == .init(sent: 2, dropped: 1, remaining: 0, retryAt: nil))
+            #expect(accepted.withLock { $0 } == ["a", "c"])
+
+            accepted.withLock { $0 = [] }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    group.addTask { try await app.report(messageID: "p\(index)", kind: .received) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(await app.queuedCount == 0)
+            #expect(accepted.withLock { $0 }.sorted() == (0..<20).map { "p\($0)" }.sorted())
+        }
+    }
+
     @Test("a corrupt queue line is skipped and reported, and left out of the next rewrite")
     func corruptLine() async throws {
         let folder = try Self.folder()
