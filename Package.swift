@@ -109,6 +109,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The app's side of the push service's receipts (issue 20): one call in the delegate, queued on disk, retried.
+        .target(
+            name: "PushServiceClient",
+            dependencies: [
+                "NotificationEngine", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The versioned messages between apps and the daemon (JSON lines).
         .target(name: "NotificationWire", dependencies: ["NotificationModel", "NotificationLocation"]),
         // Newline framing on SwiftNIO channels, shared by the daemon and its clients.
@@ -255,7 +264,8 @@ let package = Package(
             dependencies: [
                 "NotificationServer", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
                 "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
-                "NotificationDaemon", "TestPrograms", "BenchSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "NotificationDaemon", "TestPrograms", "BenchSupport", "PushServiceClient",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -359,7 +369,7 @@ let package = Package(
             dependencies: [
                 "UnotifyCLI", "NotificationDaemon", "OpenUserNotificationsTesting", "OpenUserNotificationsLegacy",
                 "NotificationGeoClue", "NotificationPush", "NotificationEngine", "OpenIntents", "NotificationAPNsProvider",
-                "TestPrograms",
+                "TestPrograms", "PushServiceClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
