@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "unotifyd-bench", targets: ["UnotifydBench"]),
         .library(name: "OpenUserNotificationsLegacy", targets: ["OpenUserNotificationsLegacy"]),
         .library(name: "OpenIntents", targets: ["OpenIntents"]),
+        .library(name: "PushServiceClient", targets: ["PushServiceClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
