@@ -51,25 +51,35 @@ extension PostgresNotificationStore {
                 known.insert(id)
             }
             var result = ReceiptResult(recorded: 0, duplicates: 0, unknownMessages: [])
-            for (index, receipt) in rows.enumerated() {
-                guard known.contains(receipt.messageID) else {
-                    if index < explicit, !result.unknownMessages.contains(receipt.messageID) {
-                        result.unknownMessages.append(receipt.messageID)
-                    }
-                    continue
+            for (index, receipt) in rows.enumerated() where index < explicit && !known.contains(receipt.messageID) {
+                if !result.unknownMessages.contains(receipt.messageID) { result.unknownMessages.append(receipt.messageID) }
+            }
+            let stored = rows.filter { known.contains($0.messageID) }
+            // One statement for all of them, in order (explicit receipts before the implied ones): a row that meets
+            // one already stored, or one before it in the same statement, is skipped.
+            var inserted: [String: Int] = [:]
+            for try await (messageID, kind) in try await connection.query(
+                """
+                INSERT INTO push_receipt (message_id, device_id, kind, action, at)
+                SELECT m, \(deviceID), k, NULLIF(a, ''), t
+                FROM unnest(\(stored.map(\.messageID))::text[], \(stored.map(\.kind.rawValue))::text[],
+                    \(stored.map { $0.action ?? "" })::text[], \(stored.map(\.date.timeIntervalSince1970))::float8[])
+                    WITH ORDINALITY AS r(m, k, a, t, n)
+                ORDER BY n
+                ON CONFLICT DO NOTHING RETURNING message_id, kind
+                """, logger: logger
+            ).decode((String, String).self) {
+                inserted["\(messageID)\u{1F}\(kind)", default: 0] += 1
+            }
+            // Implied receipts count in neither figure: they are the store's bookkeeping.
+            for receipt in rows.prefix(explicit) where known.contains(receipt.messageID) {
+                let key = "\(receipt.messageID)\u{1F}\(receipt.kind.rawValue)"
+                if let count = inserted[key], count > 0 {
+                    inserted[key] = count - 1
+                    result.recorded += 1
+                } else {
+                    result.duplicates += 1
                 }
-                let stored = try await Self.count(
-                    """
-                    WITH i AS (
-                        INSERT INTO push_receipt (message_id, device_id, kind, action, at)
-                        VALUES (\(receipt.messageID), \(deviceID), \(receipt.kind.rawValue), \(receipt.action),
-                            \(receipt.date.timeIntervalSince1970))
-                        ON CONFLICT DO NOTHING RETURNING 1)
-                    SELECT count(*) FROM i
-                    """, connection, logger)
-                // Implied receipts count in neither figure: they are the store's bookkeeping.
-                guard index < explicit else { continue }
-                if stored == 1 { result.recorded += 1 } else { result.duplicates += 1 }
             }
             return result
         }
