@@ -49,7 +49,8 @@ struct PushReceiptTests {
             let knownTokens = tokens
             try await Application(router: api.router()).test(.router) { client in
                 // r0-r9 received; r0-r5 opened (r6-r9 only received); r10-r11 opened without a received receipt
-                // (the app was not running); r12 dismissed; r13-r14 chose action1, r15 action2; r16-r19 nothing.
+                // (the app was not running); r12 dismissed; r13-r14 chose action1, r15 action2; r16 reports opened twice and
+                // received in one call; r17-r19 nothing.
                 for index in 0..<10 {
                     let (status, answer) = try await Self.report(
                         client, device: "r\(index)", token: knownTokens["r\(index)"],
@@ -80,21 +81,30 @@ struct PushReceiptTests {
                 #expect(answer["recorded"] as? Int == 0)
                 #expect(answer["duplicates"] as? Int == 2)
                 #expect(answer["unknownMessages"] as? [String] == ["nope"])
+                // The same receipt twice in one call, and a "received" after the "opened" that implies it: one of
+                // each kind is recorded, the rest are duplicates.
+                let (twice, counted) = try await Self.report(
+                    client, device: "r16", token: knownTokens["r16"],
+                    #"{"receipts":[{"messageId":"\#(id)","kind":"opened"},{"messageId":"\#(id)","kind":"opened"},{"messageId":"\#(id)","kind":"received"}]}"#
+                )
+                #expect(twice == .ok)
+                #expect(counted["recorded"] as? Int == 2, "\(counted)")
+                #expect(counted["duplicates"] as? Int == 1, "\(counted)")
 
                 let statistics = try #require(try await push.statistics(id: id))
-                #expect(statistics.opened == 8)
-                #expect(statistics.received == 16)  // r0-r15: every opened, dismissed or action implies received
+                #expect(statistics.opened == 9)
+                #expect(statistics.received == 17)  // r0-r16: every opened, dismissed or action implies received
                 #expect(statistics.dismissed == 1)
                 #expect(statistics.actions == ["action1": 2, "action2": 1])
                 #expect(
                     statistics.byHour == [
-                        PushStatistics.Hour(start: Self.start, received: 14, opened: 6),
+                        PushStatistics.Hour(start: Self.start, received: 15, opened: 7),
                         PushStatistics.Hour(start: instant("2026-11-26T13:00:00Z"), received: 2, opened: 2),
                     ])
                 #expect(statistics.opened <= statistics.received)
                 let (_, shown) = try await ServerAPITests.send(client, .get, "/v1/pushes/\(id)")
                 let figures = try #require(shown["statistics"] as? [String: Any])
-                #expect(figures["received"] as? Int == 16 && figures["opened"] as? Int == 8)
+                #expect(figures["received"] as? Int == 17 && figures["opened"] as? Int == 9)
                 #expect(figures["actions"] as? [String: Int] == ["action1": 2, "action2": 1])
             }
         }
