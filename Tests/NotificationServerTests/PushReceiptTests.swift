@@ -49,8 +49,8 @@ struct PushReceiptTests {
             let knownTokens = tokens
             try await Application(router: api.router()).test(.router) { client in
                 // r0-r9 received; r0-r5 opened (r6-r9 only received); r10-r11 opened without a received receipt
-                // (the app was not running); r12 dismissed; r13-r14 chose action1, r15 action2; r16 reports opened twice and
-                // received in one call; r17-r19 nothing.
+                // (the app was not running); r12 dismissed; r13-r14 chose action1, r15 action2; r16 reports opened
+                // twice and received in one call; r17-r19 nothing.
                 for index in 0..<10 {
                     let (status, answer) = try await Self.report(
                         client, device: "r\(index)", token: knownTokens["r\(index)"],
