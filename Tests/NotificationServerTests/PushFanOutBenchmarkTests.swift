@@ -27,12 +27,7 @@ struct PushFanOutBenchmarkTests {
                 defer { group.cancelAll() }
                 // The devices and their tag, straight into the tables (registering 20,000 one by one is not the
                 // point here).
-                try await client.query(
-                    """
-                    INSERT INTO device (id, token, topic, environment, time_zone, locale, active, created_at, updated_at)
-                    SELECT 'b' || lpad(g::text, 8, '0'), lpad(to_hex(g), 64, '0'), 'com.example.app', 'production',
-                        'UTC', 'en_US', true, 0, 0 FROM generate_series(1, \(count)) g
-                    """, logger: logger)
+                try await Self.insertDevices(count, client, logger)
                 try await client.query(
                     "INSERT INTO device_tag (device_id, tag) SELECT id, 'fans' FROM device", logger: logger)
                 try await client.query("ANALYZE", logger: logger)
@@ -87,12 +82,7 @@ struct PushFanOutBenchmarkTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
-                try await client.query(
-                    """
-                    INSERT INTO device (id, token, topic, environment, time_zone, locale, active, created_at, updated_at)
-                    SELECT 'b' || lpad(g::text, 8, '0'), lpad(to_hex(g), 64, '0'), 'com.example.app', 'production',
-                        'UTC', 'en_US', true, 0, 0 FROM generate_series(1, \(deviceCount)) g
-                    """, logger: logger)
+                try await Self.insertDevices(deviceCount, client, logger)
                 var content = NotificationPayload()
                 content.title = "bench"
                 let pushes = (0..<pushCount).map { _ in
@@ -146,5 +136,15 @@ struct PushFanOutBenchmarkTests {
                     """)
             }
         }
+    }
+
+    /// Devices `b00000001` ... straight into the table (registering thousands one by one is not what is measured).
+    static func insertDevices(_ count: Int, _ client: PostgresClient, _ logger: Logger) async throws {
+        try await client.query(
+            """
+            INSERT INTO device (id, token, topic, environment, time_zone, locale, active, created_at, updated_at)
+            SELECT 'b' || lpad(g::text, 8, '0'), lpad(to_hex(g), 64, '0'), 'com.example.app', 'production',
+                'UTC', 'en_US', true, 0, 0 FROM generate_series(1, \(count)) g
+            """, logger: logger)
     }
 }

@@ -132,7 +132,8 @@ struct ServerBenchmark {
                 _ = try await store.insertPending(batch: batch, cap: nil, at: Date())
                 let before = side.received.count
                 let last = try await Self.withWorkers(workers, configuration: configuration, side: side) {
-                    _ = await eventually(within: 600) { side.received.count - before >= burst }
+                    let arrived = await eventually(within: 600) { side.received.count - before >= burst }
+                    #expect(arrived, "the burst did not arrive whole: no figure for it")
                     return Date()
                 }
                 let seconds = last.timeIntervalSince(due)
@@ -159,10 +160,11 @@ struct ServerBenchmark {
             }
             _ = try await store.insertPending(batch: spaced, cap: nil, at: Date())
             try await Self.withWorkers(1, configuration: configuration, side: side) {
-                _ = try await eventually(within: 600) {
+                let recorded = try await eventually(within: 600) {
                     try await store.history(appID: nil, limit: 400).filter { $0.requestIdentifier.hasPrefix("spaced-") }.count
                         >= offsets.count
                 }
+                #expect(recorded, "not every spaced request was recorded: the lateness figure would be partial")
             }
             let history = try await store.history(appID: nil, limit: 400).filter { $0.requestIdentifier.hasPrefix("spaced-") }
             let lateness = Percentiles(history.compactMap { entry in entry.dueDate.map { entry.actedAt.timeIntervalSince($0) } })
