@@ -44,15 +44,8 @@ final class OutputWatch: Sendable {
 
     /// Collects what the child writes to `pipe` (give it as both its standard output and error).
     init(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                end()
-            } else {
-                append(String(decoding: data, as: UTF8.self))
-            }
-        }
+        pipe.fileHandleForReading.readToEnd(
+            onData: { [self] data in append(String(decoding: data, as: UTF8.self)) }, onEnd: { [self] in end() })
     }
 
     /// Waits until the output contains `needle`: `true` when it does, `false` when the child's output ended

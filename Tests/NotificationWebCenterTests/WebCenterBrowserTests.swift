@@ -186,22 +186,10 @@ final class LineReadingProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
-        // Removed at the end of the output (see RunningCommand in UnotifyCLITests): a handler left on a handle at its
-        // end runs in a loop, and closing the handle under it can crash libdispatch's event loop.
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
+        out.fileHandleForReading.readToEnd { [output] data in
             output.update { $0 += String(decoding: data, as: UTF8.self) }
         }
-        err.fileHandleForReading.readabilityHandler = { [errorText] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
+        err.fileHandleForReading.readToEnd { [errorText] data in
             errorText.update { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()

@@ -49,17 +49,8 @@ final class RunningCommand: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        // At the end of the output the handler is removed: a handle at its end stays readable (the handler would run
-        // in a loop), and a handle closed while its dispatch source is still registered can crash libdispatch's
-        // event loop once the descriptor is reused.
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { output.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { errors.append(data) }
-        }
+        out.fileHandleForReading.readToEnd { [output] data in output.append(data) }
+        err.fileHandleForReading.readToEnd { [errors] data in errors.append(data) }
         try process.run()
     }
 

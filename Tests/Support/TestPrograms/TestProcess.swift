@@ -138,3 +138,26 @@ public final class TestProcess: @unchecked Sendable {
         if pid != 0 && isRunning { kill(pid, SIGTERM) }
     }
 }
+
+extension FileHandle {
+    /// Reads the handle to its end on a thread of its own, handing each chunk to `onData` and then calling `onEnd`.
+    ///
+    /// Tests use this instead of `readabilityHandler`: on Linux that handler registers a dispatch read source, and
+    /// tearing sources down while other threads register theirs can leave libdispatch's epoll bookkeeping pointing at
+    /// freed memory (swift-corelibs-libdispatch#949, swift-corelibs-foundation#3276); the test process then died with
+    /// SIGSEGV in `_dispatch_event_loop_drain`. A blocking `read` registers nothing.
+    public func readToEnd(onData: @escaping @Sendable (Data) -> Void, onEnd: @escaping @Sendable () -> Void = {}) {
+        let descriptor = fileDescriptor
+        Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                onData(Data(buffer[0..<count]))
+            }
+            withExtendedLifetime(self) {}  // the descriptor stays open while it is read
+            onEnd()
+        }.start()
+    }
+}
