@@ -77,7 +77,7 @@ public struct DeviceScheduler: Sendable {
     ///
     /// - Throws: ``DeviceError`` with ``DeviceError/Code/unknownDevice``.
     public func remove(deviceID: String) async throws {
-        try await store.removeDevice(id: deviceID)
+        try await store.removeDevice(id: deviceID, at: scheduler.clock.now)
         scheduler.storeDidChange()
     }
 

@@ -85,25 +85,34 @@ extension PostgresNotificationStore {
         }
     }
 
-    /// Removes a device with its pending requests and its app identity's state.
+    /// Removes a device with its pending requests (but those a worker is sending, see ``removeAllPending``) and its
+    /// app identity's state.
     ///
+    /// Its pending requests that came from pushes are recorded as failed (``deviceRemovedReason``), so that each
+    /// push's statistics still add up (`sent + cancelled + pending = targeted`).
+    ///
+    /// - Parameter date: When, for the history.
     /// - Returns: The requests that were pending for it.
     /// - Throws: ``DeviceError`` with ``DeviceError/Code/unknownDevice`` when none has that identifier.
     @discardableResult
-    public func removeDevice(id: String) async throws -> [PendingRequest] {
+    public func removeDevice(id: String, at date: Date) async throws -> [PendingRequest] {
         let appID = Device.appID(forDevice: id)
         return try await transaction { connection, logger in
             let removed = try await Self.count(
                 "WITH d AS (DELETE FROM device WHERE id = \(id) RETURNING 1) SELECT count(*) FROM d", connection, logger)
             guard removed > 0 else { throw DeviceError(.unknownDevice, "no device has the identifier '\(id)'") }
             try await connection.query("DELETE FROM app WHERE id = \(appID)", logger: logger)
-            return try await Self.removeAllPending(appID: appID, connection, logger)
+            let dropped = try await Self.removeAllPending(appID: appID, unclaimedAt: date, connection, logger)
+            try await Self.recordPushFailures(dropped, reason: Self.deviceRemovedReason, at: date, connection, logger)
+            return dropped
         }
     }
 
-    /// Marks a device inactive and removes its pending requests: APNs answered that its token is gone (410).
+    /// Marks a device inactive and removes its pending requests (but those a worker is sending): APNs answered that
+    /// its token is gone (410).
     ///
-    /// Registering it again (with a new token) makes it active.
+    /// Registering it again (with a new token) makes it active. Its removed requests that came from pushes are
+    /// recorded as failed (``deviceGoneReason``), so that each push's statistics still add up.
     ///
     /// - Returns: The requests that were pending for it.
     /// - Throws: ``DeviceError`` with ``DeviceError/Code/unknownDevice`` when none has that identifier.
@@ -119,7 +128,9 @@ extension PostgresNotificationStore {
                 """, connection, logger)
             guard changed > 0 else { throw DeviceError(.unknownDevice, "no device has the identifier '\(id)'") }
             try await connection.query("DELETE FROM device_floating WHERE device_id = \(id)", logger: logger)
-            return try await Self.removeAllPending(appID: appID, connection, logger)
+            let removed = try await Self.removeAllPending(appID: appID, unclaimedAt: date, connection, logger)
+            try await Self.recordPushFailures(removed, reason: Self.deviceGoneReason, at: date, connection, logger)
+            return removed
         }
     }
 
@@ -186,14 +197,41 @@ extension PostgresNotificationStore {
         return devices
     }
 
-    /// Deletes every pending request of an app and the plans only they followed.
-    static func removeAllPending(appID: String, _ connection: PostgresConnection, _ logger: Logger) async throws
-        -> [PendingRequest]
-    {
+    /// The reason a push's statistics give for its requests a device's deactivation removed (APNs answered 410 to
+    /// another notification for the device).
+    public static let deviceGoneReason = "Device gone (APNs: token no longer valid)"
+    /// The reason a push's statistics give for its requests a device's removal removed.
+    public static let deviceRemovedReason = "Device removed"
+
+    /// Records, as failed with `reason`, the requests among `removed` that came from pushes: without a history entry
+    /// they would count as pending for ever.
+    static func recordPushFailures(
+        _ removed: [PendingRequest], reason: String, at date: Date, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        let prefix = PushMessage.requestIdentifier(forMessage: "")
+        let entries = removed.filter { $0.spec.identifier.hasPrefix(prefix) }.map { request in
+            HistoryEntry(
+                appID: request.appID, requestIdentifier: request.spec.identifier, title: request.spec.content.title,
+                dueDate: request.nextFireDate, actedAt: date, presenter: "none", presentation: [], outcome: .skipped,
+                detail: reason)
+        }
+        try await appendHistory(entries, connection, logger)
+    }
+
+    /// Deletes every pending request of an app that no worker is sending at `date`, and the plans only they
+    /// followed.
+    ///
+    /// A request a worker holds a live claim on stays: that worker completes it and records its outcome (a crashed
+    /// worker's claim ends with its lease, and the next worker finds the device inactive or gone and records that).
+    /// Deleting it here would record it twice, or not at all if the worker then crashed.
+    static func removeAllPending(
+        appID: String, unclaimedAt date: Date, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [PendingRequest] {
         try await lockApps([appID], connection, logger)
         let rows = try await pendingRows(
             """
-            DELETE FROM pending p WHERE p.app = \(appID)
+            DELETE FROM pending p
+            WHERE p.app = \(appID) AND (p.claim_until IS NULL OR p.claim_until <= \(date.timeIntervalSince1970))
             RETURNING p.id, p.app, p.spec, p.added_at, p.next_fire, p.calendar_key
             """, connection, logger)
         if rows.contains(where: { $0.calendarKey != nil }) {

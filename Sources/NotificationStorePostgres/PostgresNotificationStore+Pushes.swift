@@ -209,18 +209,14 @@ extension PostgresNotificationStore {
             }
             guard let counts else { return nil }
             let (targeted, cancelled) = counts
-            let (accepted, failed) = try await Self.outcomes(
-                """
-                SELECT outcome, detail, count(*)::bigint FROM history
-                WHERE request_identifier = \(PushMessage.requestIdentifier(forMessage: id)) AND app LIKE 'device:%'
-                GROUP BY outcome, detail
-                """, connection, logger)
-            let receipts = try await Self.receiptCounts(messageID: id, connection, logger)
+            let scope = StatisticsScope.message(id)
+            let (accepted, failed) = try await Self.outcomes(scope.outcomesQuery, connection, logger)
+            let receipts = try await Self.receiptCounts(scope, connection, logger)
             return PushStatistics(
                 messageID: id, targeted: targeted, accepted: accepted, failed: failed, cancelled: cancelled,
                 received: receipts.kinds["received"] ?? 0, opened: receipts.kinds["opened"] ?? 0,
                 dismissed: receipts.kinds["dismissed"] ?? 0, actions: receipts.actions,
-                byHour: try await Self.hours(messageID: id, connection, logger))
+                byHour: try await Self.hours(scope, connection, logger))
         }
     }
 
@@ -249,14 +245,8 @@ extension PostgresNotificationStore {
     public func pushStatistics(topic: String, since: Date? = nil) async throws -> PushStatistics {
         let since = since?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
         return try await transaction { connection, logger in
-            let (accepted, failed) = try await Self.outcomes(
-                """
-                SELECT h.outcome, h.detail, count(*)::bigint FROM history h
-                JOIN push p ON h.request_identifier = 'push:' || p.id
-                JOIN device d ON h.app = 'device:' || d.id
-                WHERE d.topic = \(topic) AND p.created_at >= \(since)
-                GROUP BY h.outcome, h.detail
-                """, connection, logger)
+            let scope = StatisticsScope.topic(topic, since: since)
+            let (accepted, failed) = try await Self.outcomes(scope.outcomesQuery, connection, logger)
             // Fanned-out and cancelled requests are counted per push; a topic's share of them is read from the
             // pending rows and the history (requests not sent yet are pending).
             let pending = try await Self.count(
@@ -266,15 +256,107 @@ extension PostgresNotificationStore {
                 WHERE d.topic = \(topic) AND p.created_at >= \(since)
                 """, connection, logger)
             let sent = accepted + failed.values.reduce(0, +)
+            let receipts = try await Self.receiptCounts(scope, connection, logger)
             return PushStatistics(
-                messageID: nil, targeted: sent + pending, accepted: accepted, failed: failed, cancelled: 0)
+                messageID: nil, targeted: sent + pending, accepted: accepted, failed: failed, cancelled: 0,
+                received: receipts.kinds["received"] ?? 0, opened: receipts.kinds["opened"] ?? 0,
+                dismissed: receipts.kinds["dismissed"] ?? 0, actions: receipts.actions,
+                byHour: try await Self.hours(scope, connection, logger))
         }
     }
 
     // MARK: - Helpers
 
-    /// A push's figures by hour: answers from the history by the hour they were recorded, receipts by their time.
-    static func hours(messageID: String, _ connection: PostgresConnection, _ logger: Logger) async throws
+    /// Whose statistics: one push, or every push created since an instant to the devices of one topic.
+    enum StatisticsScope {
+        case message(String)
+        case topic(String, since: Double)
+
+        /// `(outcome, detail, count)` of the history entries of the scope's requests.
+        var outcomesQuery: PostgresQuery {
+            switch self {
+            case .message(let id):
+                """
+                SELECT outcome, detail, count(*)::bigint FROM history
+                WHERE request_identifier = \(PushMessage.requestIdentifier(forMessage: id)) AND app LIKE 'device:%'
+                GROUP BY outcome, detail
+                """
+            case .topic(let topic, let since):
+                """
+                SELECT h.outcome, h.detail, count(*)::bigint FROM history h
+                JOIN push p ON h.request_identifier = 'push:' || p.id
+                JOIN device d ON h.app = 'device:' || d.id
+                WHERE d.topic = \(topic) AND p.created_at >= \(since)
+                GROUP BY h.outcome, h.detail
+                """
+            }
+        }
+
+        /// `(hour, accepted, failed)` of the scope's history entries, by the hour they were recorded.
+        var answersByHourQuery: PostgresQuery {
+            switch self {
+            case .message(let id):
+                """
+                SELECT floor(acted_at / 3600) * 3600,
+                    count(*) FILTER (WHERE outcome IN ('delivered', 'silenced')),
+                    count(*) FILTER (WHERE outcome NOT IN ('delivered', 'silenced'))
+                FROM history WHERE request_identifier = \(PushMessage.requestIdentifier(forMessage: id))
+                    AND app LIKE 'device:%'
+                GROUP BY 1
+                """
+            case .topic(let topic, let since):
+                """
+                SELECT floor(h.acted_at / 3600) * 3600,
+                    count(*) FILTER (WHERE h.outcome IN ('delivered', 'silenced')),
+                    count(*) FILTER (WHERE h.outcome NOT IN ('delivered', 'silenced'))
+                FROM history h
+                JOIN push p ON h.request_identifier = 'push:' || p.id
+                JOIN device d ON h.app = 'device:' || d.id
+                WHERE d.topic = \(topic) AND p.created_at >= \(since)
+                GROUP BY 1
+                """
+            }
+        }
+
+        /// `(hour, kind, count)` of the scope's received and opened receipts, by the hour the device gave.
+        var receiptsByHourQuery: PostgresQuery {
+            switch self {
+            case .message(let id):
+                """
+                SELECT floor(at / 3600) * 3600, kind, count(*)::bigint FROM push_receipt
+                WHERE message_id = \(id) AND kind IN ('received', 'opened') GROUP BY 1, 2
+                """
+            case .topic(let topic, let since):
+                """
+                SELECT floor(r.at / 3600) * 3600, r.kind, count(*)::bigint FROM push_receipt r
+                JOIN push p ON p.id = r.message_id JOIN device d ON d.id = r.device_id
+                WHERE d.topic = \(topic) AND p.created_at >= \(since) AND r.kind IN ('received', 'opened')
+                GROUP BY 1, 2
+                """
+            }
+        }
+
+        /// `(kind, action, count)` of the scope's receipts.
+        var receiptsQuery: PostgresQuery {
+            switch self {
+            case .message(let id):
+                """
+                SELECT kind, action, count(*)::bigint FROM push_receipt WHERE message_id = \(id)
+                GROUP BY kind, action
+                """
+            case .topic(let topic, let since):
+                """
+                SELECT r.kind, r.action, count(*)::bigint FROM push_receipt r
+                JOIN push p ON p.id = r.message_id JOIN device d ON d.id = r.device_id
+                WHERE d.topic = \(topic) AND p.created_at >= \(since)
+                GROUP BY r.kind, r.action
+                """
+            }
+        }
+    }
+
+    /// The figures by hour: answers from the history by the hour they were recorded, receipts by their time.
+    static func hours(_ scope: StatisticsScope, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> [PushStatistics.Hour]
     {
         var hours: [Double: PushStatistics.Hour] = [:]
@@ -282,24 +364,14 @@ extension PostgresNotificationStore {
             hours[start] ?? PushStatistics.Hour(start: Date(timeIntervalSince1970: start))
         }
         for try await (start, accepted, failed) in try await connection.query(
-            """
-            SELECT floor(acted_at / 3600) * 3600,
-                count(*) FILTER (WHERE outcome IN ('delivered', 'silenced')),
-                count(*) FILTER (WHERE outcome NOT IN ('delivered', 'silenced'))
-            FROM history WHERE request_identifier = \(PushMessage.requestIdentifier(forMessage: messageID))
-                AND app LIKE 'device:%'
-            GROUP BY 1
-            """, logger: logger
+            scope.answersByHourQuery, logger: logger
         ).decode((Double, Int, Int).self) {
             var value = hour(start)
             (value.accepted, value.failed) = (accepted, failed)
             hours[start] = value
         }
         for try await (start, kind, count) in try await connection.query(
-            """
-            SELECT floor(at / 3600) * 3600, kind, count(*)::bigint FROM push_receipt
-            WHERE message_id = \(messageID) AND kind IN ('received', 'opened') GROUP BY 1, 2
-            """, logger: logger
+            scope.receiptsByHourQuery, logger: logger
         ).decode((Double, String, Int).self) {
             var value = hour(start)
             if kind == PushReceipt.Kind.received.rawValue { value.received = count } else { value.opened = count }

@@ -85,18 +85,13 @@ extension PostgresNotificationStore {
         }
     }
 
-    /// A push's receipts: how many devices reported each kind, and each action by identifier.
-    static func receiptCounts(messageID: String, _ connection: PostgresConnection, _ logger: Logger) async throws
-        -> (kinds: [String: Int], actions: [String: Int])
+    /// Receipts: how many devices reported each kind, and each action by identifier.
+    static func receiptCounts(_ scope: StatisticsScope, _ connection: PostgresConnection, _ logger: Logger)
+        async throws -> (kinds: [String: Int], actions: [String: Int])
     {
         var kinds: [String: Int] = [:]
         var actions: [String: Int] = [:]
-        for try await (kind, action, count) in try await connection.query(
-            """
-            SELECT kind, action, count(*)::bigint FROM push_receipt WHERE message_id = \(messageID)
-            GROUP BY kind, action
-            """, logger: logger
-        ).decode((String, String?, Int).self) {
+        for try await (kind, action, count) in try await connection.query(scope.receiptsQuery, logger: logger).decode((String, String?, Int).self) {
             kinds[kind, default: 0] += count
             if kind == PushReceipt.Kind.action.rawValue, let action { actions[action, default: 0] += count }
         }

@@ -264,6 +264,43 @@ struct PushDeliveryTests {
         }
     }
 
+    @Test(
+        "a device APNs reports gone, or one removed, fails its pending pushes with a reason: the statistics still add up"
+    )
+    func droppedDevicesFailTheirPushes() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            let clock = ManualNotificationClock(now: Self.start)
+            let push = PushService(store: store, clock: clock)
+            let registry = DeviceScheduler(
+                store: store, scheduler: NotificationScheduler(store: store, clock: clock, presenter: NoPresenter()))
+            for index in 0..<4 { try await registry.register(registration(Self.id(index), zone: "UTC")) }
+            // Two pushes for tomorrow, fanned out now: every device holds one pending request of each.
+            let pushes = ["a", "b"].map { title in
+                PushMessage(
+                    target: .all, content: Self.content(title), sendTime: .at(instant("2026-11-27T09:00:00Z")),
+                    createdAt: Self.start)
+            }
+            try await push.send(pushes)
+            while try await store.fanOutNextPage(at: instant("2026-11-27T09:00:00Z"), cap: nil) != nil {}
+            #expect(try await store.pendingCount() == 8)
+            // A 410 for another notification of p0000 deactivates it; p0001 is removed by the backend.
+            try await store.deactivateDevice(id: Self.id(0), at: clock.now)
+            try await registry.remove(deviceID: Self.id(1))
+            #expect(try await store.pendingCount() == 4)
+            for message in pushes {
+                let statistics = try #require(try await push.statistics(id: message.id))
+                #expect(statistics.targeted == 4 && statistics.accepted == 0)
+                #expect(
+                    statistics.failed == [
+                        PostgresNotificationStore.deviceGoneReason: 1, PostgresNotificationStore.deviceRemovedReason: 1,
+                    ])
+                #expect(statistics.sent == 2 && statistics.pending == 2 && statistics.cancelled == 0)
+                #expect(statistics.sent + statistics.cancelled + statistics.pending == statistics.targeted)
+            }
+        }
+    }
+
     @Test("an expired push is sent to nobody")
     func expiry() async throws {
         let configuration = try await freshDatabase()

@@ -106,6 +106,15 @@ struct PushReceiptTests {
                 let figures = try #require(shown["statistics"] as? [String: Any])
                 #expect(figures["received"] as? Int == 17 && figures["opened"] as? Int == 9)
                 #expect(figures["actions"] as? [String: Int] == ["action1": 2, "action2": 1])
+
+                // One push to one topic's devices: the topic's receipts and hours are the push's.
+                let topic = try await push.statistics(topic: registration("x", zone: "UTC").topic)
+                #expect(topic.received == 17 && topic.opened == 9 && topic.dismissed == 1)
+                #expect(topic.actions == statistics.actions && topic.byHour == statistics.byHour)
+                let (_, topicShown) = try await ServerAPITests.send(
+                    client, .get, "/v1/topics/\(registration("x", zone: "UTC").topic)/statistics")
+                #expect(topicShown["received"] as? Int == 17 && topicShown["opened"] as? Int == 9)
+                #expect((topicShown["byHour"] as? [[String: Any]])?.count == 2)
             }
         }
     }

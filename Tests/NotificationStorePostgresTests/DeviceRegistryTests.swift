@@ -45,13 +45,13 @@ struct DeviceRegistryTests {
 
             // Removing takes its pending requests with it.
             _ = try await store.insertPending(request("r", fireIn: 60, app: "device:tablet"), cap: nil, at: start)
-            let removed = try await store.removeDevice(id: "tablet")
+            let removed = try await store.removeDevice(id: "tablet", at: later)
             #expect(removed.map(\.identifier) == ["r"])
             #expect(try await store.device(id: "tablet") == nil)
             #expect(try await store.pendingCount() == 0)
             #expect(try await store.appState(appID: "device:tablet") == nil)
             await #expect(throws: DeviceError(.unknownDevice, "no device has the identifier 'tablet'")) {
-                try await store.removeDevice(id: "tablet")
+                try await store.removeDevice(id: "tablet", at: later)
             }
         }
     }

@@ -161,14 +161,12 @@ enum PushJSON {
             "pending": statistics.pending, "received": statistics.received, "opened": statistics.opened,
             "dismissed": statistics.dismissed, "actions": statistics.actions,
         ]
-        if let id = statistics.messageID {
-            object["messageId"] = id
-            object["byHour"] = statistics.byHour.map { hour in
-                [
-                    "hour": hour.start.ISO8601Format(), "accepted": hour.accepted, "failed": hour.failed,
-                    "received": hour.received, "opened": hour.opened,
-                ] as [String: Any]
-            }
+        if let id = statistics.messageID { object["messageId"] = id }
+        object["byHour"] = statistics.byHour.map { hour in
+            [
+                "hour": hour.start.ISO8601Format(), "accepted": hour.accepted, "failed": hour.failed,
+                "received": hour.received, "opened": hour.opened,
+            ] as [String: Any]
         }
         return object
     }

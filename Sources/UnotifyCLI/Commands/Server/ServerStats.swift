@@ -8,8 +8,8 @@ struct ServerStats: AsyncParsableCommand {
         abstract: "Show a push's statistics (targeted, sent, accepted, failed by reason, receipts, by hour).",
         discussion: """
             Give a message id (printed by unotify server push), or --topic TOPIC for the sums over every push to \
-            that topic's devices (no receipts and no hours: those are counted per push). --json prints the API's \
-            object as it is.
+            that topic's devices (counts, receipts and hours; nothing is cancelled per topic). --json prints the \
+            API's object as it is.
             """)
 
     @OptionGroup var options: ServerOptions
@@ -50,14 +50,14 @@ struct ServerStats: AsyncParsableCommand {
                 statistics = object
                 CLIOutput.print("topic \(topic ?? "")  every push to its devices")
             }
-            CLIOutput.print(Self.table(statistics, perPush: messageID != nil))
+            CLIOutput.print(Self.table(statistics))
         }
     }
 
-    /// The statistics as aligned lines: counts, failures by reason, actions, and per push a table by hour.
-    static func table(_ statistics: [String: Any], perPush: Bool) -> String {
+    /// The statistics as aligned lines: counts, failures by reason, receipts, actions, and a table by hour.
+    static func table(_ statistics: [String: Any]) -> String {
         let int = ServerStatus.int
-        var rows: [(String, String)] = [
+        let rows: [(String, String)] = [
             ("targeted", "\(int(statistics["targeted"]))"),
             ("sent", "\(int(statistics["sent"]))"),
             ("accepted", "\(int(statistics["accepted"]))"),
@@ -65,28 +65,22 @@ struct ServerStats: AsyncParsableCommand {
             ("  by reason", ServerStatus.counts(statistics["failedByReason"])),
             ("pending", "\(int(statistics["pending"]))"),
             ("cancelled", "\(int(statistics["cancelled"]))"),
+            ("received", "\(int(statistics["received"]))"),
+            ("opened", "\(int(statistics["opened"]))"),
+            ("dismissed", "\(int(statistics["dismissed"]))"),
+            ("actions", ServerStatus.counts(statistics["actions"])),
         ]
-        if perPush {
-            rows += [
-                ("received", "\(int(statistics["received"]))"),
-                ("opened", "\(int(statistics["opened"]))"),
-                ("dismissed", "\(int(statistics["dismissed"]))"),
-                ("actions", ServerStatus.counts(statistics["actions"])),
-            ]
-        }
         var lines = rows.map { "  " + $0.0.padding(toLength: 13, withPad: " ", startingAt: 0) + $0.1 }
         let hours = statistics["byHour"] as? [[String: Any]] ?? []
-        if perPush {
-            let columns = ["accepted", "failed", "received", "opened"]
+        let columns = ["accepted", "failed", "received", "opened"]
+        lines.append(
+            "  " + "hour (UTC)".padding(toLength: 22, withPad: " ", startingAt: 0)
+                + columns.map { $0.leftPadded(to: 10) }.joined())
+        if hours.isEmpty { lines.append("  (nothing answered or reported yet)") }
+        for hour in hours {
             lines.append(
-                "  " + "hour (UTC)".padding(toLength: 22, withPad: " ", startingAt: 0)
-                    + columns.map { $0.leftPadded(to: 10) }.joined())
-            if hours.isEmpty { lines.append("  (nothing answered or reported yet)") }
-            for hour in hours {
-                lines.append(
-                    "  " + (hour["hour"] as? String ?? "?").padding(toLength: 22, withPad: " ", startingAt: 0)
-                        + columns.map { "\(int(hour[$0]))".leftPadded(to: 10) }.joined())
-            }
+                "  " + (hour["hour"] as? String ?? "?").padding(toLength: 22, withPad: " ", startingAt: 0)
+                    + columns.map { "\(int(hour[$0]))".leftPadded(to: 10) }.joined())
         }
         return lines.joined(separator: "\n")
     }
