@@ -259,7 +259,8 @@ struct PushServiceClientTests {
                     #expect(try await mine.bindAccount("alice").account == "alice")
 
                     /// The error a call throws.
-                    func refusal(_ call: () async throws -> PushServiceClient.Audience) async -> PushServiceClientError? {
+                    func refusal(_ call: () async throws -> PushServiceClient.Audience) async -> PushServiceClientError?
+                    {
                         do {
                             _ = try await call()
                             return nil
@@ -267,7 +268,8 @@ struct PushServiceClientTests {
                     }
                     // Limits and names: 400 with the server's reason.
                     let tooMany = await refusal { try await mine.bindTags((0..<127).map { "t\($0)" }) }
-                    #expect(tooMany?.status == 400 && tooMany?.reason == "TooManyTags", "\(String(describing: tooMany))")
+                    #expect(
+                        tooMany?.status == 400 && tooMany?.reason == "TooManyTags", "\(String(describing: tooMany))")
                     let aliases = await refusal { try await mine.bindAliases((0..<127).map { "a\($0)" }) }
                     #expect(aliases?.status == 400 && aliases?.reason == "TooManyAliases")
                     let long = await refusal { try await mine.bindAccount(String(repeating: "x", count: 129)) }

@@ -89,7 +89,8 @@ struct ServerAPITests {
                 }
                 // The device's own token: past the check on its own routes (200, or 400 for the "{}" body), 401
                 // elsewhere.
-                let (status, body) = try await Self.send(client, method, path, "{}", authorization: "Bearer \(Self.hex)")
+                let (status, body) = try await Self.send(
+                    client, method, path, "{}", authorization: "Bearer \(Self.hex)")
                 if deviceRoutes.contains(route) {
                     #expect(status == .ok || status == .badRequest, "\(route) with d1's token: \(status) \(body)")
                 } else {
