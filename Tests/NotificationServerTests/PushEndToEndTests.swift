@@ -50,14 +50,16 @@ struct PushEndToEndTests {
         var token: String { registration.token }
         var matches: Bool { tags.contains("fans") && !tags.contains("muted") && !inactive }
 
-        /// What the device reports after `received`: one of opened, dismissed, an action, or nothing more.
-        var response: PushServiceClient.ReceiptKind? {
-            switch index % 6 {
-            case 0: .opened
-            case 1: .dismissed
-            case 2: .action("reply")
-            case 3: .action("later")
-            default: nil
+        /// What the device reports, one call each: `received`, then for five devices in seven `opened` (twice: a
+        /// second tap, which the server counts once), `dismissed` or an action.
+        var reports: [PushServiceClient.ReceiptKind] {
+            switch index % 7 {
+            case 0: [.received, .opened]
+            case 1: [.received, .opened, .opened]
+            case 2: [.received, .dismissed]
+            case 3: [.received, .action("reply")]
+            case 4: [.received, .action("later")]
+            default: [.received]
             }
         }
 
@@ -179,12 +181,14 @@ struct PushEndToEndTests {
                             }
 
                             // A client per device that got it (200): received, and opened, dismissed or an action
-                            // for some, from the userInfo the endpoint received. A tenth are offline.
+                            // for some, from the userInfo the endpoint received. A tenth are offline: their
+                            // instances are kept for a retry after the clock moves.
                             let reporting = accepted.compactMap { delivery in
                                 byToken[delivery.token].map { (plan: $0, payload: delivery.payload) }
                             }
                             let offlinePlans = reporting.filter(\.plan.offline).map(\.plan)
                             #expect(offlinePlans.count > 0)
+                            let offlineApps = DeviceSide.Locked<[String: PushServiceClient]>([:])
                             try await Self.forEach(reporting) { device in
                                 let app = try PushServiceClient(
                                     serverURL: device.plan.offline ? Self.closedPort : url, deviceID: device.plan.id,
@@ -194,31 +198,52 @@ struct PushEndToEndTests {
                                 let userInfo = try Self.userInfo(device.payload)
                                 #expect(userInfo[AnyHashable(PushServiceClient.messageIDKey)] as? String == messageID)
                                 #expect(userInfo[AnyHashable("match")] as? String == "42")
-                                #expect(try await app.handleReceiveRemoteNotification(userInfo, kind: .received))
-                                if let response = device.plan.response {
-                                    #expect(try await app.handleReceiveRemoteNotification(userInfo, kind: response))
+                                for kind in device.plan.reports {
+                                    #expect(try await app.handleReceiveRemoteNotification(userInfo, kind: kind))
                                 }
                                 let queued = await app.queuedCount
-                                let kinds = device.plan.response == nil ? 1 : 2
+                                let kinds = device.plan.reports.count
                                 #expect(queued == (device.plan.offline ? kinds : 0), "\(device.plan.id)")
                                 if device.plan.offline {
-                                    // Its retry time has not come: a flush makes no attempt and keeps the receipts.
+                                    // The first call's attempt failed; the retry time (2 s on) has not come: a flush
+                                    // makes no attempt and keeps the receipts.
                                     let result = try await app.flush()
-                                    #expect(result.sent == 0 && result.remaining == kinds && result.retryAt != nil)
+                                    #expect(
+                                        result
+                                            == .init(
+                                                sent: 0, dropped: 0, remaining: kinds,
+                                                retryAt: Self.start.addingTimeInterval(
+                                                    PushServiceClient.firstRetryDelay)))
+                                    offlineApps.withLock { $0[device.plan.id] = app }
                                 }
                             }
                             let onlineOnly = try #require(try await push.statistics(id: messageID))
                             #expect(onlineOnly.received == reporting.count - offlinePlans.count)
                             phase("receipts of \(reporting.count - offlinePlans.count) online clients")
 
-                            // Later, online again: a new instance on each offline device's folder sends its queue.
+                            // The injected clock passes the retry time: each offline instance tries again (still
+                            // offline: it fails, and its next retry is 4 s on). Later, online again, a new instance on
+                            // each offline device's folder sends its queue.
                             clock.advance(by: PushServiceClient.firstRetryDelay + 1)
+                            let retried = clock.now
+                            try await Self.forEach(offlinePlans) { plan in
+                                let stale = try #require(offlineApps.withLock { $0[plan.id] })
+                                let kinds = plan.reports.count
+                                let again = try await stale.flush()
+                                #expect(
+                                    again
+                                        == .init(
+                                            sent: 0, dropped: 0, remaining: kinds,
+                                            retryAt: retried.addingTimeInterval(2 * PushServiceClient.firstRetryDelay)))
+                            }
+                            let stillOffline = try #require(try await push.statistics(id: messageID))
+                            #expect(stillOffline.received == onlineOnly.received)
                             try await Self.forEach(offlinePlans) { plan in
                                 let app = try PushServiceClient(
                                     serverURL: url, deviceID: plan.id, deviceToken: plan.token,
                                     queueFolder: queues.appendingPathComponent(plan.id), clock: clock, httpClient: http,
                                     logger: quiet)
-                                let kinds = plan.response == nil ? 1 : 2
+                                let kinds = plan.reports.count
                                 #expect(await app.queuedCount == kinds)
                                 let result = try await app.flush()
                                 #expect(result == .init(sent: kinds, dropped: 0, remaining: 0, retryAt: nil))
@@ -238,12 +263,12 @@ struct PushEndToEndTests {
                             #expect(final.pending == 0 && final.cancelled == 0)
                             let plansReporting = reporting.map(\.plan)
                             #expect(final.received == plansReporting.count)
-                            #expect(final.opened == plansReporting.filter { $0.response == .opened }.count)
-                            #expect(final.dismissed == plansReporting.filter { $0.response == .dismissed }.count)
+                            #expect(final.opened == plansReporting.filter { $0.reports.contains(.opened) }.count)
+                            #expect(final.dismissed == plansReporting.filter { $0.reports.contains(.dismissed) }.count)
                             #expect(
                                 final.actions == [
-                                    "reply": plansReporting.filter { $0.response == .action("reply") }.count,
-                                    "later": plansReporting.filter { $0.response == .action("later") }.count,
+                                    "reply": plansReporting.filter { $0.reports.contains(.action("reply")) }.count,
+                                    "later": plansReporting.filter { $0.reports.contains(.action("later")) }.count,
                                 ])
                             #expect(final.opened > 0 && final.opened <= final.received)
                             #expect(try await push.push(id: messageID)?.state == .done)
