@@ -193,6 +193,24 @@ public actor PushServiceClient {
         return result
     }
 
+    /// The server's address without a trailing `/`.
+    nonisolated var baseURL: String {
+        let text = serverURL.absoluteString
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// The URL of one of this device's routes: `<server>/v1/devices/<id, percent-encoded>/<suffix>`.
+    nonisolated func devicePath(_ suffix: String) -> String {
+        baseURL + "/v1/devices/\(Self.pathComponent(deviceID))/" + suffix
+    }
+
+    /// A name percent-encoded as one path component (a `/` in it becomes `%2F`).
+    static func pathComponent(_ name: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+    }
+
     /// What the server made of one batch.
     enum Outcome {
         /// 2xx: recorded or duplicates; receipts for these message identifiers were not stored (no such push).
@@ -206,13 +224,8 @@ public actor PushServiceClient {
     /// Sends one batch.
     func send(_ batch: [QueuedReceipt]) async -> Outcome {
         struct Body: Encodable { var receipts: [QueuedReceipt] }
-        let base =
-            serverURL.absoluteString.hasSuffix("/")
-            ? String(serverURL.absoluteString.dropLast()) : serverURL.absoluteString
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#")
-        let device = deviceID.addingPercentEncoding(withAllowedCharacters: allowed) ?? deviceID
-        var request = HTTPClientRequest(url: base + "/v1/devices/\(device)/receipts")
+        let base = baseURL
+        var request = HTTPClientRequest(url: devicePath("receipts"))
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(deviceToken)")
         request.headers.add(name: "Content-Type", value: "application/json")

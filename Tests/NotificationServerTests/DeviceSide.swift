@@ -22,6 +22,8 @@ final class DeviceSide: Sendable {
         var priority = ""
         var expiration = ""
         var collapseID = ""
+        /// The JSON payload as sent (`aps` and the custom keys that become the notification's `userInfo`).
+        var payload = Data()
     }
 
     static let keyID = "KEY1234567"
@@ -74,7 +76,8 @@ final class DeviceSide: Sendable {
                     Received(
                         token: token, topic: topic, apnsID: apnsID, status: reason?.status ?? 200,
                         title: alert?["title"] as? String ?? "", priority: header("apns-priority"),
-                        expiration: header("apns-expiration"), collapseID: header("apns-collapse-id")))
+                        expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"),
+                        payload: request.body))
                 if let reason { return APNsResponse(reason: reason, apnsID: apnsID) }
                 return .success(apnsID: apnsID)
             }

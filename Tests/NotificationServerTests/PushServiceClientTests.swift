@@ -3,6 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
+import NIOHTTP1
 import NotificationEngine
 import NotificationModel
 import NotificationServer
@@ -207,6 +209,121 @@ struct PushServiceClientTests {
             }
             #expect(await app.queuedCount == 0)
             #expect(accepted.withLock { $0 }.sorted() == (0..<20).map { "p\($0)" }.sorted())
+        }
+    }
+
+    @Test(
+        "a device binds its own account, aliases and tags with its token; another device's token, backend routes, limits and names are refused and change nothing"
+    )
+    func bindingFromTheApp() async throws {
+        let configuration = try await freshDatabase()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await Self.withFailFastHTTPClient { http in
+            try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+                let clock = ManualNotificationClock(now: Self.start, timeZone: TimeZone(identifier: "UTC")!)
+                let scheduler = NotificationScheduler(store: store, clock: clock, presenter: NoPresenter())
+                let devices = DeviceScheduler(store: store, scheduler: scheduler)
+                let api = ServerAPI(devices: devices, token: ServerAPITests.token)
+                let push = PushService(store: store, clock: clock)
+                let phone = registration("phone 1/a", zone: "UTC")  // a space and a slash: percent-encoded
+                let tablet = registration("tablet", zone: "UTC")
+                try await devices.register(phone)
+                try await devices.register(tablet)
+                try await Application(router: api.router()).test(.live) { client in
+                    let port = try #require(client.port)
+                    let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                    func app(_ id: String, _ token: String) throws -> PushServiceClient {
+                        try PushServiceClient(
+                            serverURL: url, deviceID: id, deviceToken: token, queueFolder: folder, clock: clock,
+                            httpClient: http)
+                    }
+                    let mine = try app(phone.id, phone.token)
+                    #expect(try await mine.audience() == .init(device: phone.id, account: nil, aliases: [], tags: []))
+                    #expect(try await mine.bindAccount("alice").account == "alice")
+                    #expect(try await mine.bindAliases(["alice", "alice@work", "a b/c"]).aliases.count == 3)
+                    #expect(try await mine.unbindAlias("a b/c").aliases.sorted() == ["alice", "alice@work"])
+                    #expect(try await mine.bindTags(["news", "sports", "weather"]).tags.count == 3)
+                    #expect(try await mine.unbindTag("weather").tags.sorted() == ["news", "sports"])
+                    #expect(try await mine.unbindTag("never-had").tags.count == 2)  // not an error
+                    let bound = try await mine.audience()
+                    #expect(bound.account == "alice")
+                    #expect(bound.aliases.sorted() == ["alice", "alice@work"])
+                    #expect(bound.tags.sorted() == ["news", "sports"])
+                    // The server holds what the client was told; the token in capitals is the same token.
+                    let held = try await push.audience(deviceID: phone.id)
+                    #expect(held.account == "alice" && held.aliases.sorted() == bound.aliases.sorted())
+                    #expect(held.tags.sorted() == bound.tags.sorted())
+                    #expect(try await app(phone.id, phone.token.uppercased()).audience().tags.count == 2)
+                    #expect(try await mine.unbindAccount().account == nil)
+                    #expect(try await mine.bindAccount("alice").account == "alice")
+
+                    /// The error a call throws.
+                    func refusal(_ call: () async throws -> PushServiceClient.Audience) async -> PushServiceClientError?
+                    {
+                        do {
+                            _ = try await call()
+                            return nil
+                        } catch { return error as? PushServiceClientError }
+                    }
+                    // Limits and names: 400 with the server's reason.
+                    let tooMany = await refusal { try await mine.bindTags((0..<127).map { "t\($0)" }) }
+                    #expect(
+                        tooMany?.status == 400 && tooMany?.reason == "TooManyTags", "\(String(describing: tooMany))")
+                    let aliases = await refusal { try await mine.bindAliases((0..<127).map { "a\($0)" }) }
+                    #expect(aliases?.status == 400 && aliases?.reason == "TooManyAliases")
+                    let long = await refusal { try await mine.bindAccount(String(repeating: "x", count: 129)) }
+                    #expect(long?.status == 400 && long?.reason == "InvalidName")
+                    let control = await refusal { try await mine.bindTags(["a\nb"]) }
+                    #expect(control?.status == 400 && control?.reason == "InvalidName")
+                    // An empty name to unbind never reaches the server.
+                    let empty = await refusal { try await mine.unbindTag("") }
+                    #expect(empty != nil && empty?.status == nil && empty?.isUnreachable == false)
+                    // Another device's token for this device, and a token for a device nobody registered: 401.
+                    let stolen = try app(phone.id, tablet.token)
+                    for call in [
+                        { try await stolen.bindTags(["evil"]) }, { try await stolen.unbindAccount() },
+                        { try await stolen.unbindAlias("alice") }, { try await stolen.audience() },
+                    ] as [() async throws -> PushServiceClient.Audience] {
+                        let error = await refusal(call)
+                        #expect(error?.status == 401 && error?.reason == "Unauthorized")
+                    }
+                    let ghost = await refusal { try await app("ghost", phone.token).bindTags(["x"]) }
+                    #expect(ghost?.status == 401)
+                    // Offline: a transport error, nothing sent.
+                    let offline = try PushServiceClient(
+                        serverURL: Self.closedPort, deviceID: phone.id, deviceToken: phone.token, queueFolder: folder,
+                        clock: clock, httpClient: http)
+                    let unreachable = await refusal { try await offline.bindTags(["offline"]) }
+                    #expect(unreachable?.isUnreachable == true && unreachable?.status == nil)
+
+                    // Routes that span devices take the backend's token only: the device's own token is 401 there.
+                    for (method, path, body) in [
+                        (HTTPMethod.GET, "/v1/accounts/alice/devices", nil),
+                        (.GET, "/v1/aliases/alice/devices", nil),
+                        (.POST, "/v1/device-checks", #"{"devices":["tablet"]}"#),
+                        (.POST, "/v1/audience-counts", #"{"tag":{"tag":"news"}}"#),
+                        (.POST, "/v1/pushes", #"{"target":{"all":true},"title":"spam"}"#),
+                        (.GET, "/v1/devices/tablet/audience", nil),
+                        (.POST, "/v1/devices/tablet/tags", #"{"tags":["evil"]}"#),
+                        (.PUT, "/v1/devices/phone%201%2Fa", #"{"token":"\#(phone.token)","topic":"x"}"#),
+                    ] as [(HTTPMethod, String, String?)] {
+                        var request = HTTPClientRequest(url: url.absoluteString + path)
+                        request.method = method
+                        request.headers.add(name: "Authorization", value: "Bearer \(phone.token)")
+                        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+                        let response = try await http.execute(request, timeout: .seconds(30))
+                        _ = try await response.body.collect(upTo: 1 << 16)
+                        #expect(response.status == .unauthorized, "\(method) \(path)")
+                    }
+                    // Nothing changed on any refusal: the phone's audience is as bound, the tablet's empty, no push.
+                    #expect(try await mine.audience() == bound)
+                    let tabletAudience = try await push.audience(deviceID: tablet.id)
+                    #expect(tabletAudience.account == nil && tabletAudience.tags.isEmpty)
+                    #expect(try await store.newestPushIDs(limit: 10).isEmpty)
+                    #expect(try await store.device(id: phone.id)?.topic == phone.topic)
+                }
+            }
         }
     }
 

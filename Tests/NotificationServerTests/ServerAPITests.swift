@@ -47,10 +47,24 @@ struct ServerAPITests {
     static let device =
         #"{"token":"\#(hex)","topic":"com.example.app","environment":"development","timeZone":"Europe/Paris","locale":"fr_FR"}"#
 
-    @Test("every route needs the bearer token: 401 with a JSON reason otherwise")
+    @Test(
+        "every route needs the bearer token: 401 with a JSON reason otherwise; a device's token opens only its own receipts and audience routes"
+    )
     func unauthorized() async throws {
         try await withAPI { client, _, router in
+            // d1's routes are called with d2's token (another device's: 401 everywhere) and with d1's own (401 but
+            // on the 8 routes of the device itself).
+            let d2 = String(repeating: "cd", count: 32)
+            #expect(try await Self.send(client, .put, "/v1/devices/d1", Self.device).0 == .ok)
+            let other = Self.device.replacingOccurrences(of: Self.hex, with: d2)
+            #expect(try await Self.send(client, .put, "/v1/devices/d2", other).0 == .ok)
+            let deviceRoutes: Set<String> = [
+                "PUT /v1/devices/{id}/account", "DELETE /v1/devices/{id}/account", "POST /v1/devices/{id}/aliases",
+                "DELETE /v1/devices/{id}/aliases/{alias}", "POST /v1/devices/{id}/tags",
+                "DELETE /v1/devices/{id}/tags/{tag}", "GET /v1/devices/{id}/audience", "POST /v1/devices/{id}/receipts",
+            ]
             let routes = Self.routes(router)
+            #expect(deviceRoutes.isSubset(of: Set(routes)))
             // 10 device and status routes (issue 12) and 17 push-service routes (issue 20: PushAPITests,
             // PushDeliveryTests, PushReceiptTests; the receipts route checks the device's token instead, and answers
             // 401 too).
@@ -64,11 +78,23 @@ struct ServerAPITests {
                     .replacingOccurrences(of: "{messageId}", with: "m1")
                     .replacingOccurrences(of: "{topic}", with: "com.example.app")
                 let method = HTTPRequest.Method(String(parts[0]))!
-                for authorization in [nil, "Bearer wrong", "Basic \(Self.token)", "Bearer \(Self.token)x"] {
+                for authorization in [
+                    nil, "Bearer wrong", "Basic \(Self.token)", "Bearer \(Self.token)x", "Bearer \(d2)",
+                    "Bearer \(d2.uppercased())", "Basic \(Self.hex)",
+                ] {
                     let (status, body) = try await Self.send(client, method, path, "{}", authorization: authorization)
                     #expect(status == .unauthorized, "\(route) with \(authorization ?? "nothing")")
                     #expect(body["reason"] as? String == "Unauthorized")
                     #expect((body["detail"] as? String)?.contains("Bearer") == true)
+                }
+                // The device's own token: past the check on its own routes (200, or 400 for the "{}" body), 401
+                // elsewhere.
+                let (status, body) = try await Self.send(
+                    client, method, path, "{}", authorization: "Bearer \(Self.hex)")
+                if deviceRoutes.contains(route) {
+                    #expect(status == .ok || status == .badRequest, "\(route) with d1's token: \(status) \(body)")
+                } else {
+                    #expect(status == .unauthorized, "\(route) with d1's token")
                 }
             }
         }

@@ -67,7 +67,11 @@ public struct ServerAPI: Sendable {
     /// The routes, behind the token check and the JSON error answers.
     public func router() -> Router<ServerAPIRequestContext> {
         let router = Router(context: ServerAPIRequestContext.self)
-        router.add(middleware: ServerAPIGuard(token: token, logger: logger))
+        let push = push
+        router.add(
+            middleware: ServerAPIGuard(token: token, logger: logger) { deviceID, token in
+                try await push.checkCredential(deviceID: deviceID, token: token)
+            })
         router.get("/v1/status") { _, _ in
             let now = devices.scheduler.clock.now
             let cluster = try await call { try await devices.store.clusterStatistics(at: now) }

@@ -3,14 +3,23 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NotificationModel
+import NotificationStorePostgres
 
 /// The middleware in front of every server API route: checks `Authorization: Bearer <token>` (401 otherwise) and
 /// turns every error into a JSON answer `{"reason": "...", "detail": "..."}`, so a client never gets HTML or an
 /// empty body.
+///
+/// A device's own audience routes (``ServerAPI/deviceCredentialDevice(_:)``) also take the device's APNs token as the
+/// bearer, checked in constant time against the token registered for the device named in the path: the app binds
+/// itself without the backend's token, and a device token never reaches another device.
 struct ServerAPIGuard: RouterMiddleware {
     typealias Context = ServerAPIRequestContext
     let token: String
     let logger: Logger
+    /// Checks that a token (64 hex digits) is the one registered for a device; throws `PushError`
+    /// (`unauthorizedDevice`) otherwise.
+    let checkDevice: @Sendable (_ deviceID: String, _ token: String) async throws -> Void
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -18,11 +27,25 @@ struct ServerAPIGuard: RouterMiddleware {
         do {
             // The push service's receipts come from devices, with the device's own token (checked by the route).
             if ServerAPI.usesDeviceCredential(request) { return try await next(request, context) }
-            guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
-                Self.constantTimeEqual(Array(authorization.utf8.dropFirst("Bearer ".count)), Array(token.utf8))
-            else {
+            let unauthorized = ServerAPIError(
+                .unauthorized, reason: "Unauthorized", detail: "send Authorization: Bearer <token>")
+            guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+                throw unauthorized
+            }
+            let bearer = String(authorization.dropFirst("Bearer ".count))
+            if Self.constantTimeEqual(Array(bearer.utf8), Array(token.utf8)) { return try await next(request, context) }
+            // A device on its own audience routes, with its APNs token.
+            guard let deviceID = ServerAPI.deviceCredentialDevice(request), DeviceToken(hex: bearer) != nil else {
+                throw unauthorized
+            }
+            do { try await checkDevice(deviceID, bearer) } catch let error as PushError
+                where error.code == .unauthorizedDevice
+            {
                 throw ServerAPIError(
-                    .unauthorized, reason: "Unauthorized", detail: "send Authorization: Bearer <token>")
+                    .unauthorized, reason: "Unauthorized",
+                    detail: "send Authorization: Bearer <token>, the backend's token or the device's registered token")
+            } catch {
+                throw ServerAPI.pushError(error)
             }
             return try await next(request, context)
         } catch let error as ServerAPIError {

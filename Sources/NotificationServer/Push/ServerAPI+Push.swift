@@ -149,6 +149,30 @@ extension ServerAPI {
             && path.split(separator: "/", omittingEmptySubsequences: false).count == 5
     }
 
+    /// The device a request names when it is one of that device's own audience routes, which take the device's APNs
+    /// token as well as the backend's (``ServerAPIGuard`` checks it): `PUT`/`DELETE /v1/devices/{id}/account`,
+    /// `POST /v1/devices/{id}/aliases` and `.../tags`, `DELETE .../aliases/{alias}` and `.../tags/{tag}`, and
+    /// `GET .../audience`. `nil` for every other request: routes that span devices (lists, device checks, audience
+    /// counts, pushes) stay the backend's.
+    ///
+    /// The identifier is percent-decoded as the route's own parameter is (``parameter(_:_:)``), so the device the
+    /// token is checked for is the device the route acts on.
+    static func deviceCredentialDevice(_ request: Request) -> String? {
+        let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5 || parts.count == 6, parts[0].isEmpty, parts[1] == "v1", parts[2] == "devices",
+            !parts[3].isEmpty, let deviceID = String(parts[3]).removingPercentEncoding, !deviceID.isEmpty
+        else { return nil }
+        let method = request.method
+        switch (parts[4], parts.count) {
+        case ("account", 5): guard method == .put || method == .delete else { return nil }
+        case ("aliases", 5), ("tags", 5): guard method == .post else { return nil }
+        case ("aliases", 6), ("tags", 6): guard method == .delete, !parts[5].isEmpty else { return nil }
+        case ("audience", 5): guard method == .get else { return nil }
+        default: return nil
+        }
+        return deviceID
+    }
+
     /// Adds `POST /v1/devices/{id}/receipts`: a device's receipts, with `Authorization: Bearer <its APNs token>`.
     func addReceiptRoute(to router: Router<ServerAPIRequestContext>, push: PushService) {
         router.post("/v1/devices/:id/receipts") { request, context in

@@ -12,4 +12,11 @@ enum PushServiceClientSnippets {
         // When the app comes to the foreground:
         try await client.flush()
     }
+
+    static func binding(client: PushServiceClient) async throws {
+        let audience = try await client.bindTags(["news", "sports"])
+        _ = try await client.bindAccount("alice")
+        _ = try await client.unbindTag("sports")
+        print(audience.tags, try await client.audience().account ?? "no account")
+    }
 }
