@@ -11,10 +11,12 @@ import NotificationModel
 public enum APNsPayloadEncoder {
     /// The payload for `content`.
     ///
-    /// - Parameter content: The request's content.
+    /// - Parameters:
+    ///   - content: The request's content.
+    ///   - options: The request's APNs options: `mutable-content` and `content-available` come from them.
     /// - Returns: UTF-8 JSON, keys sorted.
     /// - Throws: `EncodingError` when a `userInfo` value cannot be written as JSON (a non-finite number).
-    public static func payload(for content: NotificationPayload) throws -> Data {
+    public static func payload(for content: NotificationPayload, options: APNsOptions? = nil) throws -> Data {
         var aps: [String: Any] = [:]
         var alert: [String: Any] = [:]
         if !content.title.isEmpty { alert["title"] = content.title }
@@ -28,6 +30,8 @@ public enum APNsPayloadEncoder {
         if !content.threadIdentifier.isEmpty { aps["thread-id"] = content.threadIdentifier }
         if !content.categoryIdentifier.isEmpty { aps["category"] = content.categoryIdentifier }
         if let target = content.targetContentIdentifier { aps["target-content-id"] = target }
+        if options?.mutableContent == true { aps["mutable-content"] = 1 }
+        if options?.contentAvailable == true { aps["content-available"] = 1 }
         var root: [String: Any] = [:]
         for (key, value) in content.userInfo where key != "aps" {
             root[key] = try json(value, path: key)

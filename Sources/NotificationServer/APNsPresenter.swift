@@ -81,14 +81,18 @@ public final class APNsPresenter: ConfirmingPresenter {
             let identifier = notification.identifier
             // The request's own APNs options first (`RequestSpec.apns`), else the presentation decides.
             let given = notification.request.apns
+            // A push that only wakes the app is a background push, which APNs takes at priority 5 only.
+            let background = given?.contentAvailable == true && !notification.request.content.hasVisibleText
             push = APNsNotification(
-                deviceToken: device.token, topic: device.topic, pushType: .alert,
-                priority: given?.priority.flatMap(APNsNotification.Priority.init(rawValue:))
-                    ?? (options.isVisible ? .immediate : .considerate),
+                deviceToken: device.token, topic: device.topic, pushType: background ? .background : .alert,
+                priority: background
+                    ? .considerate
+                    : given?.priority.flatMap(APNsNotification.Priority.init(rawValue:))
+                        ?? (options.isVisible ? .immediate : .considerate),
                 expiration: given?.expiration,
                 collapseID: given?.collapseID
                     ?? (identifier.utf8.count <= APNsNotification.collapseIDLimit ? identifier : nil),
-                apnsID: apnsID, payload: try APNsPayloadEncoder.payload(for: notification.request.content))
+                apnsID: apnsID, payload: try APNsPayloadEncoder.payload(for: notification.request.content, options: given))
         } catch {
             metrics.recordAnswer("ClientRefused", at: clock.now)
             return await deadLetter(device, notification, apnsID: apnsID, status: nil, reason: "\(error)")

@@ -257,6 +257,13 @@ extension PostgresNotificationStore {
         Migration(
             version: 8, name: "push collapse id",
             statements: ["ALTER TABLE push ADD COLUMN collapse_id text"]),
+        // A push's `mutable-content` and `content-available` flags (issue 20, background and rich pushes).
+        Migration(
+            version: 9, name: "push aps flags",
+            statements: [
+                "ALTER TABLE push ADD COLUMN mutable_content boolean NOT NULL DEFAULT false",
+                "ALTER TABLE push ADD COLUMN content_available boolean NOT NULL DEFAULT false",
+            ]),
     ]
 
     /// The advisory lock key that serializes migrations of one database (several workers starting together).

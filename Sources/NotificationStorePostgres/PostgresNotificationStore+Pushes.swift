@@ -42,11 +42,12 @@ extension PostgresNotificationStore {
                     """
                     WITH i AS (
                         INSERT INTO push (id, target_kind, target_name, target_devices, target_tag, content, send_kind,
-                            send_at, local_time, expires_at, collapse_id, created_at, ready_at, state)
+                            send_at, local_time, expires_at, collapse_id, mutable_content, content_available,
+                            created_at, ready_at, state)
                         VALUES (\(push.id), \(push.target.kind), \(push.target.name), \(push.target.deviceIDs),
                             \(tag), \(content), \(push.sendTime.kind), \(push.sendTime.instant?.timeIntervalSince1970),
                             \(local), \(push.expiresAt?.timeIntervalSince1970), \(push.collapseID),
-                            \(push.createdAt.timeIntervalSince1970),
+                            \(push.mutableContent), \(push.contentAvailable), \(push.createdAt.timeIntervalSince1970),
                             \(push.sendTime.readyAt(createdAt: push.createdAt).timeIntervalSince1970), 'scheduled')
                         ON CONFLICT (id) DO NOTHING RETURNING 1)
                     SELECT count(*) FROM i
@@ -381,11 +382,12 @@ extension PostgresNotificationStore {
     }
 
     static let pushColumns =
-        "id, target_kind, target_name, target_devices, target_tag, content, send_kind, send_at, local_time, expires_at, created_at, state, targeted, collapse_id"
+        "id, target_kind, target_name, target_devices, target_tag, content, send_kind, send_at, local_time, expires_at, created_at, state, targeted, collapse_id, mutable_content, content_available"
 
     /// A row of ``pushColumns``.
     private typealias Row = (
-        String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int, String?
+        String, String, String?, [String]?, Data?, Data, String, Double?, Data?, Double?, Double, String, Int, String?,
+        Bool, Bool
     )
 
     static func pushes(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws
@@ -398,7 +400,7 @@ extension PostgresNotificationStore {
         ) {
             let (
                 id, kind, name, devices, tag, content, sendKind, sendAt, local, expires, created, state, targeted,
-                collapseID
+                collapseID, mutableContent, contentAvailable
             ) = row
             let target: PushTarget
             switch kind {
@@ -430,6 +432,8 @@ extension PostgresNotificationStore {
                 createdAt: Date(timeIntervalSince1970: created))
             push.state = state
             push.targeted = targeted
+            push.mutableContent = mutableContent
+            push.contentAvailable = contentAvailable
             pushes.append(push)
         }
         return pushes

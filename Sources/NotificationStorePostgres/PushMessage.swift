@@ -42,6 +42,11 @@ public struct PushMessage: Sendable, Hashable {
     /// The `apns-collapse-id` of its notifications (1 to 64 UTF-8 bytes): a later push with the same one replaces it
     /// on the device; `nil` sends ``defaultCollapseID`` (`push:<id>`).
     public var collapseID: String?
+    /// `mutable-content: 1` in each notification: the device's service extension may change it before it is shown.
+    public var mutableContent = false
+    /// `content-available: 1` in each notification: the app is woken in the background. With no title, subtitle
+    /// or body, the push is a background push (no alert, `apns-push-type: background`, priority 5).
+    public var contentAvailable = false
     /// When the service accepted it.
     public var createdAt: Date
     /// How far it is.
@@ -74,10 +79,12 @@ public struct PushMessage: Sendable, Hashable {
         requestIdentifier.utf8.count <= APNsOptions.collapseIDLimit ? requestIdentifier : nil
     }
 
-    /// What each device's request tells APNs: the expiry and the collapse identifier (``defaultCollapseID`` unless
-    /// the push names one); the worker chooses the priority.
+    /// What each device's request tells APNs: the expiry, the collapse identifier (``defaultCollapseID`` unless
+    /// the push names one) and the two flags; the worker chooses the priority.
     public var apnsOptions: APNsOptions {
-        APNsOptions(expiration: expiresAt, collapseID: collapseID ?? defaultCollapseID)
+        APNsOptions(
+            expiration: expiresAt, collapseID: collapseID ?? defaultCollapseID, mutableContent: mutableContent,
+            contentAvailable: contentAvailable)
     }
 
     /// `push:` and the message identifier.

@@ -24,6 +24,13 @@ final class DeviceSide: Sendable {
         var collapseID = ""
         /// The JSON payload as sent (`aps` and the custom keys that become the notification's `userInfo`).
         var payload = Data()
+        /// The `apns-push-type` header.
+        var pushType = ""
+
+        /// The payload's `aps` dictionary.
+        var aps: [String: Any] {
+            ((try? JSONSerialization.jsonObject(with: payload)) as? [String: Any])?["aps"] as? [String: Any] ?? [:]
+        }
     }
 
     static let keyID = "KEY1234567"
@@ -77,7 +84,7 @@ final class DeviceSide: Sendable {
                         token: token, topic: topic, apnsID: apnsID, status: reason?.status ?? 200,
                         title: alert?["title"] as? String ?? "", priority: header("apns-priority"),
                         expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"),
-                        payload: request.body))
+                        payload: request.body, pushType: header("apns-push-type")))
                 if let reason { return APNsResponse(reason: reason, apnsID: apnsID) }
                 return .success(apnsID: apnsID)
             }

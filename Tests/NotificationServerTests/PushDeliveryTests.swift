@@ -380,6 +380,63 @@ struct PushDeliveryTests {
         await side.stop()
     }
 
+    @Test(
+        "mutable-content and content-available reach APNs in aps; a push with only content-available is a background push (push type background, priority 5, no alert, no sound)"
+    )
+    func apsFlagsReachAPNs() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let clock = ManualNotificationClock(now: Self.start, timeZone: TimeZone(identifier: "UTC")!)
+        try await WorkerDeliveryTests().withTwoWorkers(side: side, clock: clock, running: (true, false)) { a, _, _ in
+            try await a.devices.register(registration("d1", zone: "Europe/Paris"))
+            let push = PushService(store: a.store, clock: clock)
+            var rich = PushMessage(
+                target: .devices(["d1"]), content: Self.content("rich"), sendTime: .now, createdAt: clock.now)
+            rich.mutableContent = true
+            var silent = PushMessage(
+                target: .devices(["d1"]), content: NotificationPayload(), sendTime: .now, createdAt: clock.now)
+            silent.content.userInfo = ["sync": .string("inbox")]
+            silent.contentAvailable = true
+            try await push.send([rich, silent])
+            #expect(try await push.push(id: rich.id)?.mutableContent == true)
+            #expect(try await push.push(id: silent.id)?.contentAvailable == true)
+            a.fanOut.wake()
+            let arrived = await eventually { side.received.count >= 2 }
+            let received = side.received
+            #expect(arrived, "\(received)")
+            let richReceived = try #require(received.first { $0.title == "rich" })
+            #expect(richReceived.aps["mutable-content"] as? Int == 1 && richReceived.aps["content-available"] == nil)
+            #expect(richReceived.pushType == "alert" && richReceived.priority == "10")
+            let silentReceived = try #require(received.first { $0.title.isEmpty })
+            #expect(silentReceived.aps["content-available"] as? Int == 1 && silentReceived.aps["mutable-content"] == nil)
+            #expect(silentReceived.aps["alert"] == nil && silentReceived.aps["sound"] == nil)
+            #expect(silentReceived.pushType == "background" && silentReceived.priority == "5")
+            #expect(await eventually { (try? await push.statistics(id: silent.id))?.accepted == 1 })
+        }
+        await side.stop()
+    }
+
+    @Test("over HTTP, mutableContent and contentAvailable are stored and shown; contentAvailable alone needs no text and has no sound")
+    func apsFlagsOverHTTP() async throws {
+        try await withAPI { client, push in
+            let (status, answer) = try await ServerAPITests.send(
+                client, .post, "/v1/pushes",
+                #"{"target":{"all":true},"title":"t","mutableContent":true,"contentAvailable":true}"#)
+            #expect(status == .accepted, "\(answer)")
+            let id = try #require(answer["messageId"] as? String)
+            let (_, shown) = try await ServerAPITests.send(client, .get, "/v1/pushes/\(id)")
+            #expect(shown["mutableContent"] as? Bool == true && shown["contentAvailable"] as? Bool == true)
+            let (background, silent) = try await ServerAPITests.send(
+                client, .post, "/v1/pushes", #"{"target":{"all":true},"contentAvailable":true,"badge":3}"#)
+            #expect(background == .accepted, "\(silent)")
+            let silentID = try #require(silent["messageId"] as? String)
+            let stored = try #require(try await push.push(id: silentID))
+            #expect(stored.contentAvailable && !stored.mutableContent && !stored.content.hasVisibleText)
+            #expect(stored.content.sound == nil && stored.content.badge == 3)
+            #expect(stored.apnsOptions.contentAvailable)
+        }
+    }
+
     @Test("LISTEN unotify_push reports a push inserted by another store instance")
     func listening() async throws {
         let configuration = try await freshDatabase()
@@ -500,7 +557,10 @@ struct PushDeliveryTests {
                 "BadRequest"
             ),
             (#"{"target":{"all":true},"title":"t","expiresAt":"2026-11-26T11:00:00Z"}"#, 400, "BadRequest"),
-            (#"{"target":{"all":true},"title":"t","mutableContent":true}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"title":"t","mutableContent":1}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"contentAvailable":"yes"}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"contentAvailable":false}"#, 400, "BadRequest"),
+            (#"{"target":{"all":true},"title":"t","priority":5}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","collapseId":""}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","collapseId":"\#(String(repeating: "c", count: 65))"}"#, 400, "BadRequest"),
             (#"{"target":{"all":true},"title":"t","collapseId":7}"#, 400, "BadRequest"),

@@ -44,6 +44,7 @@ struct ServerPushCommandTests {
             "--token-file", "/dev/null", "--alias", "alice", "--title", "T", "--subtitle", "S", "--body", "B",
             "--badge", "3", "--sound", "none", "--category", "cat", "--thread", "th", "--extra", "Extras=a=b",
             "--extra", "empty=", "--local-time", "09:00", "--expires-in", "600", "--collapse-id", "c1",
+            "--mutable-content", "--content-available",
         ])
         let object = try command.pushObject(clock: Self.clock("2026-11-26T07:00:00Z", zone: "UTC"))
         #expect(object["target"] as? [String: String] == ["alias": "alice"])
@@ -55,7 +56,11 @@ struct ServerPushCommandTests {
         #expect(object["localTime"] as? String == "2026-11-26T09:00")
         #expect(object["expiresAt"] as? String == "2026-11-26T07:10:00Z")
         #expect(object["collapseId"] as? String == "c1")
+        #expect(object["mutableContent"] as? Bool == true && object["contentAvailable"] as? Bool == true)
         #expect(object["sendAt"] == nil)
+        // A background push: --content-available alone is enough.
+        let background = try ServerPush.parse(["--token-file", "/dev/null", "--all", "--content-available"])
+        #expect(try background.pushObject(clock: Self.clock("2026-11-26T07:00:00Z", zone: "UTC")).count == 2)
 
         let devices = try ServerPush.parse([
             "--token-file", "/dev/null", "--device", "a", "--device", "b", "--body", "x", "--at",

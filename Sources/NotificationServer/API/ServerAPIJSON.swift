@@ -88,7 +88,9 @@ enum ServerAPIJSON {
     static func apnsOptions(_ value: Any?, path: String) throws -> APNsOptions? {
         guard let value, !(value is NSNull) else { return nil }
         guard let object = value as? [String: Any] else { throw ServerAPIError.badRequest("\(path) must be an object") }
-        try refuseUnknown(object, allowed: ["expiration", "priority", "collapseID"], path: path + ".")
+        try refuseUnknown(
+            object, allowed: ["expiration", "priority", "collapseID", "mutableContent", "contentAvailable"],
+            path: path + ".")
         var options = APNsOptions()
         switch object["expiration"] {
         case nil, is NSNull: break
@@ -115,6 +117,8 @@ enum ServerAPIJSON {
             }
             options.collapseID = collapseID
         }
+        options.mutableContent = try boolean(object, "mutableContent", path: path + ".") ?? false
+        options.contentAvailable = try boolean(object, "contentAvailable", path: path + ".") ?? false
         return options
     }
 
@@ -247,7 +251,8 @@ enum ServerAPIJSON {
         return number.intValue
     }
 
-    private static func boolean(_ object: [String: Any], _ key: String, path: String) throws -> Bool? {
+    /// `true`, `false`, or `nil` when absent or null; a 400 for anything else (a number, a string).
+    static func boolean(_ object: [String: Any], _ key: String, path: String) throws -> Bool? {
         guard let value = object[key], !(value is NSNull) else { return nil }
         guard let number = value as? NSNumber, isBoolean(number) else {
             throw ServerAPIError.badRequest("\(path)\(key) must be true or false")

@@ -8,7 +8,7 @@ enum PushJSON {
     /// The fields of a push.
     static let fields: Set<String> = [
         "target", "title", "subtitle", "body", "badge", "sound", "category", "thread", "extras", "sendAt", "localTime",
-        "expiresAt", "collapseId",
+        "expiresAt", "collapseId", "mutableContent", "contentAvailable",
     ]
 
     /// A push from its JSON object (`path` names it in errors, e.g. `pushes[3].`).
@@ -32,7 +32,10 @@ enum PushJSON {
             else { throw ServerAPIError.badRequest("\(path)badge must be an integer") }
             content.badge = number.intValue
         }
-        switch try string(object, "sound", path) ?? "default" {
+        let mutableContent = try ServerAPIJSON.boolean(object, "mutableContent", path: path) ?? false
+        let contentAvailable = try ServerAPIJSON.boolean(object, "contentAvailable", path: path) ?? false
+        let background = contentAvailable && !content.hasVisibleText
+        switch try string(object, "sound", path) ?? (background ? "none" : "default") {
         case "none": content.sound = nil
         case "default": content.sound = SoundSpec()
         case let name: content.sound = SoundSpec(name: name)
@@ -49,8 +52,9 @@ enum PushJSON {
                     "\(path)extras may not have the keys aps and \(PushMessage.messageIDKey)")
             }
         }
-        guard content.hasVisibleText else {
-            throw ServerAPIError.badRequest("\(path)a push needs a title, subtitle or body")
+        guard content.hasVisibleText || contentAvailable else {
+            throw ServerAPIError.badRequest(
+                "\(path)a push needs a title, subtitle or body, or contentAvailable (a background push)")
         }
         let sendAt = try instant(object, "sendAt", path)
         let localTime = try string(object, "localTime", path)
@@ -70,9 +74,12 @@ enum PushJSON {
             throw ServerAPIError.badRequest(
                 "\(path)collapseId has 1 to \(APNsOptions.collapseIDLimit) bytes (UTF-8)")
         }
-        return PushMessage(
+        var push = PushMessage(
             target: target, content: content, sendTime: sendTime, expiresAt: expiresAt, collapseID: collapseID,
             createdAt: now)
+        push.mutableContent = mutableContent
+        push.contentAvailable = contentAvailable
+        return push
     }
 
     /// A target: an object with exactly one of `devices`, `account`, `alias`, `tag`, `all`.
@@ -178,6 +185,8 @@ enum PushJSON {
         ]
         if let expiresAt = push.expiresAt { object["expiresAt"] = expiresAt.ISO8601Format() }
         if let collapseID = push.apnsOptions.collapseID { object["collapseId"] = collapseID }
+        if push.mutableContent { object["mutableContent"] = true }
+        if push.contentAvailable { object["contentAvailable"] = true }
         if let statistics { object["statistics"] = json(statistics) }
         return object
     }

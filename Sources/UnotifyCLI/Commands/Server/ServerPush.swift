@@ -36,6 +36,10 @@ struct ServerPush: AsyncParsableCommand {
     @Option(help: "Send at HH:MM (or YYYY-MM-DDTHH:MM) in each device's own zone.") var localTime: String?
     @Option(help: "Send to nobody after this many seconds, and tell APNs to keep it no longer.") var expiresIn: Int?
     @Option(help: "The apns-collapse-id (at most 64 bytes; default push:<message id>).") var collapseId: String?
+    @Flag(help: "Set mutable-content: the device's notification service extension may change it first.")
+    var mutableContent = false
+    @Flag(help: "Set content-available: wake the app. Without --title, --subtitle or --body: a background push.")
+    var contentAvailable = false
 
     func validate() throws {
         let targets = [!devices.isEmpty, account != nil, alias != nil, tagExpression != nil, all].filter { $0 }.count
@@ -43,8 +47,8 @@ struct ServerPush: AsyncParsableCommand {
             throw ValidationError("give exactly one target: --device, --account, --alias, --tag-expression or --all")
         }
         if at != nil, localTime != nil { throw ValidationError("give --at or --local-time, not both") }
-        if [title, subtitle, body].allSatisfy({ $0 == nil }) {
-            throw ValidationError("a push needs --title, --subtitle or --body")
+        if [title, subtitle, body].allSatisfy({ $0 == nil }) && !contentAvailable {
+            throw ValidationError("a push needs --title, --subtitle or --body (or --content-available alone)")
         }
         if let expiresIn, expiresIn <= 0 { throw ValidationError("--expires-in takes a number of seconds above 0") }
         for extra in extras where !extra.contains("=") || extra.hasPrefix("=") {
@@ -63,6 +67,8 @@ struct ServerPush: AsyncParsableCommand {
         ]
         for (name, value) in fields { if let value { object[name] = value } }
         if let badge { object["badge"] = badge }
+        if mutableContent { object["mutableContent"] = true }
+        if contentAvailable { object["contentAvailable"] = true }
         if !extras.isEmpty {
             var values: [String: String] = [:]
             for extra in extras {
