@@ -77,6 +77,15 @@ struct PushEndToEndTests {
         }
     }
 
+    /// A topic's `received` and `opened` receipts, read over HTTP.
+    static func topicReceipts(_ http: HTTPClient, _ url: URL, topic: String) async throws
+        -> (received: Int, opened: Int)
+    {
+        let (status, object) = try await backend(http, url, .GET, "/v1/topics/\(topic)/statistics")
+        #expect(status == 200)
+        return (object["received"] as? Int ?? -1, object["opened"] as? Int ?? -1)
+    }
+
     @Test(
         "a tag push over HTTP reaches 1,000 devices' matching ones once through two workers; every client's receipts, offline ones after a later flush, count exactly once; sent = accepted + failed, opened <= received, per-app sums equal the push's"
     )
@@ -310,6 +319,17 @@ struct PushEndToEndTests {
                             #expect(sums.accepted == final.accepted)
                             #expect(sums.failed == final.failedCount)
                             #expect(failedByReason == final.failed)
+                            // Each topic's receipts are its own devices' reports, and they sum to the push's.
+                            var receiptSums = [0, 0]
+                            for topic in Self.topics {
+                                let figures = try await Self.topicReceipts(http, url, topic: topic)
+                                let mine = plansReporting.filter { $0.registration.topic == topic }
+                                #expect(figures.received == mine.count, "\(topic)")
+                                #expect(figures.opened == mine.filter { $0.reports.contains(.opened) }.count, "\(topic)")
+                                receiptSums[0] += figures.received
+                                receiptSums[1] += figures.opened
+                            }
+                            #expect(receiptSums == [final.received, final.opened])
                             // Nothing pending anywhere, and no receipt left in any queue.
                             #expect(try await storeA.pendingCounts().values.reduce(0, +) == 0)
                             for plan in plans {
