@@ -18,6 +18,8 @@ struct ServerAPIGuard: RouterMiddleware {
         do {
             // The push service's receipts come from devices, with the device's own token (checked by the route).
             if ServerAPI.usesDeviceCredential(request) { return try await next(request, context) }
+            // The statistics pages for a browser have the web center's rules (a cookie opened by a link).
+            if ServerAPI.isCenterPath(request.uri.path) { return try await next(request, context) }
             guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
                 Self.constantTimeEqual(Array(authorization.utf8.dropFirst("Bearer ".count)), Array(token.utf8))
             else {
