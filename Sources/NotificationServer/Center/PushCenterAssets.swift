@@ -31,7 +31,8 @@ enum PushCenterAssets {
         .tables { display: flex; flex-wrap: wrap; gap: 2rem; }
         .breakdown h2, h2 { font-size: 1.05rem; margin: 1rem 0 .5rem; }
         .breakdown table { min-width: 16rem; }
-        svg.chart { background: var(--card); border-radius: 10px; max-width: 100%; height: auto; }
+        svg.chart { background: var(--card); border-radius: 10px; width: auto; max-width: 100%; height: auto; }
+        svg.small-bar { display: inline-block; width: 120px; height: 10px; vertical-align: middle; }
         svg .grid { stroke: var(--line); stroke-width: 1; }
         svg .axis-line { stroke: var(--muted); stroke-width: 1; }
         svg text { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }

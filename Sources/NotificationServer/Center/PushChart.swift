@@ -63,8 +63,12 @@ struct PushChart: Sendable {
     static let bottom = 40.0
     static let left = 44.0
     static let right = 12.0
-    static let barWidth = 9.0
-    static let groupGap = 14.0
+    /// The narrowest plot: a few hours get wider bars rather than a small chart.
+    static let minimumPlotWidth = 660.0
+    /// The narrowest group of four bars.
+    static let minimumGroupWidth = 50.0
+    /// The widest bar.
+    static let maximumBarWidth = 24.0
 
     /// The largest value on the axis: the largest figure rounded up to a "nice" number (1, 2 or 5 times a power of
     /// ten), at least 1.
@@ -89,8 +93,10 @@ struct PushChart: Sendable {
             return
                 "<p class=\"empty\" id=\"chart-empty\">No answers or receipts yet: the chart starts with the first.</p>"
         }
-        let groupWidth = Double(Series.allCases.count) * Self.barWidth + Self.groupGap
-        let width = max(360, Self.left + Self.right + groupWidth * Double(hours.count))
+        let plotWidth = max(Self.minimumPlotWidth, Self.minimumGroupWidth * Double(hours.count))
+        let groupWidth = plotWidth / Double(hours.count)
+        let barWidth = min(Self.maximumBarWidth, (groupWidth - 10) / Double(Series.allCases.count))
+        let width = Self.left + Self.right + plotWidth
         let baseline = Self.height - Self.bottom
         let plot = baseline - Self.top
         var svg =
@@ -120,7 +126,8 @@ struct PushChart: Sendable {
         let labelEvery = max(1, hours.count / 12)
         var previousDay = ""
         for (index, hour) in hours.enumerated() {
-            let x0 = Self.left + Self.groupGap / 2 + groupWidth * Double(index)
+            let x0 =
+                Self.left + (groupWidth - barWidth * Double(Series.allCases.count)) / 2 + groupWidth * Double(index)
             let (day, time) = Self.dayAndTime(hour.start)
             svg += "<g class=\"hour\" data-hour=\"\(Self.iso(hour.start))\""
             for series in Series.allCases { svg += " data-\(series.rawValue)=\"\(series.value(hour))\"" }
@@ -128,15 +135,15 @@ struct PushChart: Sendable {
             for (position, series) in Series.allCases.enumerated() {
                 let value = series.value(hour)
                 let height = barHeight(value)
-                let x = x0 + Self.barWidth * Double(position)
+                let x = x0 + barWidth * Double(position)
                 svg +=
                     "<rect class=\"bar \(series.rawValue)\" data-series=\"\(series.rawValue)\" data-value=\"\(value)\""
                 svg += " x=\"\(Self.number(x))\" y=\"\(Self.number(baseline - height))\""
-                svg += " width=\"\(Self.number(Self.barWidth - 1))\" height=\"\(Self.number(height))\">"
+                svg += " width=\"\(Self.number(barWidth - 1))\" height=\"\(Self.number(height))\">"
                 svg += "<title>\(day) \(time) UTC: \(value) \(series.rawValue)</title></rect>"
             }
             if index % labelEvery == 0 {
-                let center = x0 + Self.barWidth * 2
+                let center = x0 + barWidth * 2
                 svg += "<text class=\"axis\" x=\"\(Self.number(center))\" y=\"\(Self.number(baseline + 14))\""
                 svg += " text-anchor=\"middle\">\(time)</text>"
                 if day != previousDay {
