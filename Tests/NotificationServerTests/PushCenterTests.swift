@@ -107,9 +107,15 @@ struct PushCenterTests {
                 let (unknown, _, missing) = try await Self.get(client, "/center/pushes/nope", cookie: cookie)
                 #expect(unknown == .notFound)
                 #expect(missing.contains("no push has the message identifier"))
-                // The JSON API still takes its token only: the cookie opens no API route.
+                // The JSON API still takes its token only: the cookie opens no API route, and a path that starts
+                // with /center reaches no API route either.
                 let (api, _, _) = try await Self.get(client, "/v1/status", cookie: cookie)
                 #expect(api == .unauthorized)
+                for path in ["/center/../v1/status", "/center/%2e%2e/v1/status", "/center/..%2Fv1%2Fstatus"] {
+                    let (status, _, body) = try await Self.get(client, path, cookie: cookie)
+                    #expect(status != .ok, "\(path)")
+                    #expect(!body.contains("cluster"), "\(path)")
+                }
             }
         }
     }
