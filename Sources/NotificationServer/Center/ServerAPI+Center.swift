@@ -7,7 +7,7 @@ import NotificationWebCenter
 // web center's look and behind the web center's access rules, with the API's token as the secret.
 extension ServerAPI {
     /// The pushes on one page of the list.
-    public static let centerPageSize = 25
+    static let centerPageSize = 25
     /// The session cookie of the pages: not the web center's (`unotify-center`), as browsers share cookies between
     /// the ports of one host.
     static let centerCookieName = "unotify-push-center"
