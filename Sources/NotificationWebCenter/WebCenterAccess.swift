@@ -17,8 +17,10 @@ package struct WebCenterAccess<Context: WebCenterSessionContext>: RouterMiddlewa
     /// The web center's cookie, which carries the session identifier.
     package static var centerCookieName: String { "unotify-center" }
 
-    /// Whether a credential (the `token` of a link, or a bearer token) is the secret, in constant time.
-    let matches: @Sendable (Substring) -> Bool
+    /// Whether the `token` of a link opens a session (compared in constant time).
+    let opensSession: @Sendable (Substring) -> Bool
+    /// Whether an `Authorization: Bearer` token may read (compared in constant time).
+    let acceptsBearer: @Sendable (Substring) -> Bool
     let sessions: WebCenterSessions
     let maximumBodySize: Int
     /// The cookie's name: browsers share cookies between the ports of one host, so each site has its own name.
@@ -31,24 +33,29 @@ package struct WebCenterAccess<Context: WebCenterSessionContext>: RouterMiddlewa
     /// The web center's access rules, with its secret.
     init(secret: WebCenterSecret, sessions: WebCenterSessions, maximumBodySize: Int) {
         self.init(
-            matches: { secret.matches($0) }, sessions: sessions, maximumBodySize: maximumBodySize,
-            cookieName: Self.centerCookieName, cookiePath: "/", linkCommand: "unotify center")
+            opensSession: { secret.matches($0) }, acceptsBearer: { secret.matches($0) }, sessions: sessions,
+            maximumBodySize: maximumBodySize, cookieName: Self.centerCookieName, cookiePath: "/",
+            linkCommand: "unotify center")
     }
 
-    /// Access rules with another secret and cookie.
+    /// Access rules with other credentials and cookie.
     ///
     /// - Parameters:
-    ///   - matches: Whether a credential is the secret (compared in constant time).
+    ///   - opensSession: Whether the `token` of a link opens a session (compared in constant time; it may use the
+    ///     token up, for one-time links).
+    ///   - acceptsBearer: Whether an `Authorization: Bearer` token may read (compared in constant time).
     ///   - sessions: The sessions opened so far.
     ///   - maximumBodySize: The largest form accepted.
     ///   - cookieName: The session cookie's name.
     ///   - cookiePath: The session cookie's `Path`.
     ///   - linkCommand: The command that prints the link, named in the 401 page.
     package init(
-        matches: @escaping @Sendable (Substring) -> Bool, sessions: WebCenterSessions, maximumBodySize: Int,
+        opensSession: @escaping @Sendable (Substring) -> Bool, acceptsBearer: @escaping @Sendable (Substring) -> Bool,
+        sessions: WebCenterSessions, maximumBodySize: Int,
         cookieName: String, cookiePath: String, linkCommand: String
     ) {
-        self.matches = matches
+        self.opensSession = opensSession
+        self.acceptsBearer = acceptsBearer
         self.sessions = sessions
         self.maximumBodySize = maximumBodySize
         self.cookieName = cookieName
@@ -62,8 +69,10 @@ package struct WebCenterAccess<Context: WebCenterSessionContext>: RouterMiddlewa
         var context = context
         var request = request
         if request.method == .get || request.method == .head, let token = request.uri.queryParameters["token"] {
-            guard matches(token[...]) else {
-                throw WebCenterError(.unauthorized, "the token in the address is not this center's secret")
+            guard opensSession(token[...]) else {
+                throw WebCenterError(
+                    .unauthorized,
+                    "the token in the address does not open this site: get a new link from `\(linkCommand)`")
             }
             let session = sessions.open()
             var headers = HTTPFields()
@@ -75,7 +84,7 @@ package struct WebCenterAccess<Context: WebCenterSessionContext>: RouterMiddlewa
         if let cookie = request.cookies[cookieName]?.value, let session = sessions.session(id: cookie) {
             context.session = session
         } else if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
-            matches(authorization.dropFirst("Bearer ".count))
+            acceptsBearer(authorization.dropFirst("Bearer ".count))
         {
             context.session = nil
         } else {

@@ -28,9 +28,18 @@ struct PushCenterTests {
         return (response.status, response.headers, String(decoding: response.body.readableBytesView, as: UTF8.self))
     }
 
-    /// Opens a session with the link's token and answers the cookie (`name=value`).
+    /// A one-time link's token from `POST /v1/center-links` (what `unotify server center` calls).
+    static func linkToken(_ client: any TestClientProtocol) async throws -> String {
+        let (status, answer) = try await ServerAPITests.send(client, .post, "/v1/center-links")
+        #expect(status == .created)
+        let token = try #require(answer["token"] as? String)
+        #expect(answer["path"] as? String == "/center?token=" + token)
+        return token
+    }
+
+    /// Opens a session with a one-time link and answers the cookie (`name=value`).
     static func openSession(_ client: any TestClientProtocol) async throws -> String {
-        let (status, headers, _) = try await get(client, "/center?token=\(ServerAPITests.token)")
+        let (status, headers, _) = try await get(client, "/center?token=\(try await linkToken(client))")
         #expect(status == .seeOther)
         let setCookie = try #require(headers[.setCookie])
         return String(try #require(setCookie.split(separator: ";").first))
@@ -51,10 +60,11 @@ struct PushCenterTests {
     }
 
     @Test(
-        "no credential is 401 on every page; the link's token opens a session (HttpOnly, SameSite=Strict, path /center) and redirects without it; a wrong token is 401; the bearer token reads too; strict CSP"
+        "no credential is 401 on every page; a one-time link opens a session (HttpOnly, SameSite=Strict, path /center) and redirects without its token, once, within 5 minutes; the API token in a link is 401; the bearer token reads; strict CSP"
     )
     func access() async throws {
         try await withDeviceScheduler { _, devices in
+            let clock = try #require(devices.scheduler.clock as? ManualNotificationClock)
             let api = ServerAPI(devices: devices, token: ServerAPITests.token)
             try await Application(router: api.router()).test(.router) { client in
                 let pages = [
@@ -73,14 +83,18 @@ struct PushCenterTests {
                     let (wrong, _, _) = try await Self.get(client, page, authorization: "Bearer wrong")
                     #expect(wrong == .unauthorized)
                 }
-                for token in ["wrong", ServerAPITests.token + "x", ""] {
+                // The API's token is no link: links are one-time tokens of their own.
+                for token in ["wrong", ServerAPITests.token, ServerAPITests.token + "x", ""] {
                     let (status, headers, _) = try await Self.get(client, "/center?token=\(token)")
                     #expect(status == .unauthorized)
                     #expect(headers[.setCookie] == nil)
                 }
+                // Links come from the API only: without its token, none.
+                let (noLink, _) = try await ServerAPITests.send(client, .post, "/v1/center-links", authorization: nil)
+                #expect(noLink == .unauthorized)
                 // The link: a cookie for /center only, and a redirect to the same page without the token.
-                let (opened, headers, _) = try await Self.get(
-                    client, "/center?before=abc&token=\(ServerAPITests.token)")
+                let token = try await Self.linkToken(client)
+                let (opened, headers, _) = try await Self.get(client, "/center?before=abc&token=\(token)")
                 #expect(opened == .seeOther)
                 #expect(headers[.location] == "/center?before=abc")
                 let setCookie = try #require(headers[.setCookie])
@@ -88,6 +102,18 @@ struct PushCenterTests {
                 #expect(setCookie.contains("; Path=/center; HttpOnly; SameSite=Strict"))
                 #expect(headers[.cacheControl] == "no-store")
                 let cookie = String(try #require(setCookie.split(separator: ";").first))
+                // Once: the same link again is refused.
+                let (again, againHeaders, _) = try await Self.get(client, "/center?token=\(token)")
+                #expect(again == .unauthorized && againHeaders[.setCookie] == nil)
+                // Within 5 minutes: a link 301 s old is refused, one 299 s old opens.
+                let stale = try await Self.linkToken(client)
+                let fresh = try await Self.linkToken(client)
+                clock.advance(by: 299)
+                let (inTime, _, _) = try await Self.get(client, "/center?token=\(fresh)")
+                #expect(inTime == .seeOther)
+                clock.advance(by: 2)
+                let (late, _, _) = try await Self.get(client, "/center?token=\(stale)")
+                #expect(late == .unauthorized)
                 for page in ["/center", "/center/topics", "/center/figures", "/center/static/push.js"] {
                     let (status, headers, _) = try await Self.get(client, page, cookie: cookie)
                     #expect(status == .ok, "\(page)")

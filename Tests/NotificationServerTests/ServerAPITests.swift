@@ -51,10 +51,10 @@ struct ServerAPITests {
     func unauthorized() async throws {
         try await withAPI { client, _, router in
             let routes = Self.routes(router)
-            // 10 device and status routes (issue 12) and 17 push-service routes (issue 20: PushAPITests,
-            // PushDeliveryTests, PushReceiptTests; the receipts route checks the device's token instead, and answers
-            // 401 too).
-            #expect(routes.count == 27)
+            // 10 device and status routes (issue 12) and 18 push-service routes (issue 20: PushAPITests,
+            // PushDeliveryTests, PushReceiptTests, PushCenterTests; the receipts route checks the device's token
+            // instead, and answers 401 too).
+            #expect(routes.count == 28)
             for route in routes {
                 let parts = route.split(separator: " ")
                 let path = String(parts[1]).replacingOccurrences(of: "{id}", with: "d1")
@@ -402,7 +402,7 @@ struct ServerAPITests {
         try await withAPI { _, _, router in
             let served = Self.routes(router)
             let documented = try Self.documentedRoutes()
-            #expect(served.count == 27)
+            #expect(served.count == 28)
             #expect(Set(served).subtracting(documented).isEmpty, "served but not documented")
             #expect(Set(documented).subtracting(served).isEmpty, "documented but not served")
             #expect(served == documented)

@@ -306,7 +306,7 @@ struct ServerProcessTests {
         let center = try await cli(["center"])
         #expect(center.status == 0, "\(center.stderr)")
         let link = center.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(link == started.api + "center?token=cli-test-token-0123456789")
+        #expect(link.hasPrefix(started.api + "center?token=") && !link.contains("cli-test-token"), "\(link)")
         let opened = try await runProgram("/usr/bin/curl", ["-s", "-i", link])
         #expect(opened.stdout.hasPrefix("HTTP/1.1 303"), "\(opened.stdout)")
         let setCookie = opened.stdout.split(separator: "\r\n").first {

@@ -43,8 +43,10 @@ public struct ServerAPI: Sendable {
     let devices: DeviceScheduler
     let metrics: ServerMetrics
     let token: String
-    /// The browser sessions of the push statistics pages (`/center`), in memory: opened with the token in a link.
+    /// The browser sessions of the push statistics pages (`/center`), in memory: opened with a one-time link.
     let centerSessions = WebCenterSessions()
+    /// The one-time links to the pages this worker handed out (`POST /v1/center-links`).
+    let centerLinks = CenterLinks()
     /// Address and limits.
     public let configuration: ServerAPIConfiguration
     let logger: Logger

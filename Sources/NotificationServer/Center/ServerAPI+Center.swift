@@ -4,7 +4,8 @@ import NotificationStorePostgres
 import NotificationWebCenter
 
 // The push statistics pages (issue 20, docs/push-service.md "In the browser"): `/center` of a worker's API, in the
-// web center's look and behind the web center's access rules, with the API's token as the secret.
+// web center's look and behind the web center's access rules: a one-time link (`POST /v1/center-links`) opens a
+// session; the API's bearer token reads too.
 extension ServerAPI {
     /// The pushes on one page of the list.
     static let centerPageSize = 25
@@ -17,9 +18,21 @@ extension ServerAPI {
     /// Whether a path is one of the pages' (``ServerAPIGuard`` leaves them to their own access rules).
     static func isCenterPath(_ path: String) -> Bool { path == "/center" || path.hasPrefix("/center/") }
 
-    /// Adds the `/center` group: the pages, their figures alone (what `push.js` fetches again) and their assets.
+    /// Adds `POST /v1/center-links` (behind the bearer token like every API route) and the `/center` group: the
+    /// pages, their figures alone (what `push.js` fetches again) and their assets.
     func addCenterRoutes(to router: Router<ServerAPIRequestContext>) {
         let token = Array(token.utf8)
+        let links = centerLinks
+        let clock = devices.scheduler.clock
+        router.post("/v1/center-links") { _, _ in
+            let link = links.issue(at: clock.now)
+            return Self.json(
+                .created,
+                [
+                    "path": "/center?token=" + link.token, "token": link.token,
+                    "expiresAt": link.expiresAt.formatted(.iso8601),
+                ])
+        }
         let group = router.group("center", context: PushCenterRequestContext.self)
         group.add(
             middleware: WebCenterHeaders(logger: logger) { title, body, showsNavigation in
@@ -27,7 +40,8 @@ extension ServerAPI {
             })
         group.add(
             middleware: WebCenterAccess(
-                matches: { ServerAPIGuard.constantTimeEqual(Array($0.utf8), token) }, sessions: centerSessions,
+                opensSession: { links.redeem($0, at: clock.now) },
+                acceptsBearer: { ServerAPIGuard.constantTimeEqual(Array($0.utf8), token) }, sessions: centerSessions,
                 maximumBodySize: configuration.maximumBodySize, cookieName: Self.centerCookieName,
                 cookiePath: "/center", linkCommand: "unotify server center"))
         group.get("static/center.css") { _, _ in WebCenterAssets.response(WebCenterAssets.css, type: "text/css") }

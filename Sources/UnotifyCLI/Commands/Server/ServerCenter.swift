@@ -1,16 +1,15 @@
 import ArgumentParser
 import Foundation
 
-/// `unotify server center`: the link to the worker's push statistics pages (`/center`), with the API's token.
+/// `unotify server center`: a one-time link to the worker's push statistics pages (`/center`).
 struct ServerCenter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "center",
-        abstract: "Print the link to the worker's push statistics pages in a browser (with the API's token).",
+        abstract: "Print a one-time link to the worker's push statistics pages in a browser.",
         discussion: """
-            The link is the worker's /center page with the API's token as its token parameter; the first request \
-            exchanges it for a cookie (HttpOnly, SameSite=Strict, path /center) and redirects to the address without \
-            it. The token opens the whole API: do not share the link. The token is checked against the worker \
-            (GET /v1/status) before the link is printed.
+            Asks the worker for a link (POST /v1/center-links): its token opens one browser session, once, within \
+            5 minutes, on that worker, and is not the API's token. The first request exchanges it for a cookie \
+            (HttpOnly, SameSite=Strict, path /center) and redirects to the address without it.
             """)
 
     @OptionGroup var options: ServerOptions
@@ -19,10 +18,13 @@ struct ServerCenter: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let client = try options.client()
-            _ = try await client.send("GET", "v1/status")
-            let link = Self.link(base: client.base, token: client.token)
+            let answer = try await client.send("POST", "v1/center-links")
+            guard let object = answer.json as? [String: Any], let token = object["token"] as? String else {
+                throw CLIError("the server's link is not what this version of unotify reads")
+            }
+            let link = Self.link(base: client.base, token: token)
             if options.json {
-                try CLIOutput.printJSON(["url": link])
+                try CLIOutput.printJSON(["url": link, "expiresAt": object["expiresAt"] as? String ?? ""])
             } else {
                 CLIOutput.print(link)
             }
