@@ -108,6 +108,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // `/metrics`: each worker's figures in Prometheus's text format.
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // `/center`: the push statistics pages, in the web center's frame and behind its access rules.
+                "NotificationWebCenter", "NotificationWebCenterFiles",
             ]
         ),
         // The app's side of the push service's receipts (issue 20): one call in the delegate, queued on disk, retried.

@@ -237,6 +237,51 @@ extension PostgresNotificationStore {
         }
     }
 
+    /// A page of pushes, newest first (by creation, then identifier): the newest, or those older than the push
+    /// `before` (none when no push has that identifier).
+    ///
+    /// ```swift
+    /// let first = try await store.newestPushes(limit: 25)
+    /// let next = try await store.newestPushes(limit: 25, before: first.last?.id)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - limit: The most pushes.
+    ///   - before: The message identifier the page starts after (the last one of the previous page).
+    /// - Throws: What the server answers.
+    public func newestPushes(limit: Int, before: String? = nil) async throws -> [PushMessage] {
+        let limit = max(0, limit)
+        return try await read { connection, logger in
+            guard let before else {
+                return try await Self.pushes(
+                    """
+                    SELECT \(unescaped: Self.pushColumns) FROM push ORDER BY created_at DESC, id DESC LIMIT \(limit)
+                    """, connection, logger)
+            }
+            return try await Self.pushes(
+                """
+                SELECT \(unescaped: Self.pushColumns) FROM push
+                WHERE (created_at, id) < (SELECT b.created_at, b.id FROM push b WHERE b.id = \(before))
+                ORDER BY created_at DESC, id DESC LIMIT \(limit)
+                """, connection, logger)
+        }
+    }
+
+    /// The topics (apps) of the registered devices, in order, at most `limit`.
+    ///
+    /// - Throws: What the server answers.
+    public func deviceTopics(limit: Int) async throws -> [String] {
+        try await read { connection, logger in
+            var topics: [String] = []
+            for try await topic in try await connection.query(
+                "SELECT DISTINCT topic FROM device ORDER BY topic LIMIT \(max(0, limit))", logger: logger
+            ).decode(String.self) {
+                topics.append(topic)
+            }
+            return topics
+        }
+    }
+
     /// The statistics of every push to the devices of one topic (an app), over the pushes created in a period.
     ///
     /// - Parameters:

@@ -5,7 +5,7 @@
 /// let form = try FormFields(parsing: "app=com.example&text=Hello+there%21")
 /// form["text"]   // "Hello there!"
 /// ```
-struct FormFields: Sendable, Hashable {
+package struct FormFields: Sendable, Hashable {
     /// The fields in order; a name may repeat.
     var pairs: [(name: String, value: String)] { zip(names, values).map { ($0, $1) } }
     private var names: [String] = []
@@ -13,7 +13,7 @@ struct FormFields: Sendable, Hashable {
 
     /// Parses `name=value&name=value`.
     /// - Throws: ``WebCenterError`` (``WebCenterError/Code/badRequest``) for a bad escape or invalid UTF-8.
-    init(parsing text: Substring) throws(WebCenterError) {
+    package init(parsing text: Substring) throws(WebCenterError) {
         for part in text.split(separator: "&", omittingEmptySubsequences: true) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             names.append(try Self.decode(pieces[0]))
@@ -22,12 +22,12 @@ struct FormFields: Sendable, Hashable {
     }
 
     /// Parses `name=value&name=value`.
-    init(parsing text: String) throws(WebCenterError) {
+    package init(parsing text: String) throws(WebCenterError) {
         try self.init(parsing: text[...])
     }
 
     /// The first value of the field, or `nil` when it is missing.
-    subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         names.firstIndex(of: name).map { values[$0] }
     }
 
@@ -40,11 +40,11 @@ struct FormFields: Sendable, Hashable {
         return value
     }
 
-    static func == (left: FormFields, right: FormFields) -> Bool {
+    package static func == (left: FormFields, right: FormFields) -> Bool {
         left.names == right.names && left.values == right.values
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(names)
         hasher.combine(values)
     }

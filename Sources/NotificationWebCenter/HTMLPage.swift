@@ -3,7 +3,7 @@ import Hummingbird
 /// The frame every page of the center shares: the document, the stylesheet and script (served by the center itself,
 /// as the Content-Security-Policy requires), the navigation and the main content. Everything given to it as `body`
 /// must already be escaped; `title` is escaped here.
-enum HTMLPage {
+package enum HTMLPage {
     /// The center's pages, in the order the navigation lists them.
     enum Section: String, CaseIterable, Sendable {
         case delivered, scheduled, history, apps
@@ -31,6 +31,46 @@ enum HTMLPage {
         title: String, current: Section?, csrfToken: String?, body: String, showsNavigation: Bool = true,
         searchText: String = "", unread: Int? = nil
     ) -> String {
+        var header = ""
+        if showsNavigation {
+            header += "<nav>"
+            for section in sections {
+                let currentMark = section == current ? " aria-current=\"page\"" : ""
+                header += "<a href=\"\(section.path)\"\(currentMark)>\(section.label)"
+                if section == .delivered, let unread { header += " " + unreadBadge(unread, id: "unread-total") }
+                header += "</a>"
+            }
+            header += "</nav><form method=\"get\" action=\"/search\" class=\"search\" role=\"search\">"
+            header += "<input type=\"search\" name=\"q\" placeholder=\"Search\" aria-label=\"Search\""
+            header += " maxlength=\"\(SearchQuery.maximumLength)\" value=\"\(searchText.htmlEscaped)\"></form>"
+            header += "<span id=\"live\" class=\"live\"></span>"
+        }
+        return document(
+            title: title, brand: "unotify center", stylesheets: ["/static/center.css"], scripts: ["/static/center.js"],
+            meta: csrfToken.map { ["csrf-token": $0] } ?? [:], header: header, body: body)
+    }
+
+    /// A whole HTML document in the center's frame: the head (charset, viewport, `no-referrer`, the stylesheets and
+    /// deferred scripts, all served by the site itself as the Content-Security-Policy requires), the top bar with the
+    /// brand and `header`, and the main content.
+    ///
+    /// ```swift
+    /// HTMLPage.document(title: "Pushes", brand: "unotify push center", stylesheets: ["/center/static/center.css"],
+    ///                   scripts: [], header: "<nav>…</nav>", body: "<h1>Pushes</h1>")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - title: The page's title (plain text), followed by ` · ` and the brand.
+    ///   - brand: The site's name (plain text), in the title and the top bar.
+    ///   - stylesheets: The stylesheets' paths.
+    ///   - scripts: The scripts' paths (loaded `defer`).
+    ///   - meta: `<meta name content>` pairs (plain text), for the scripts to read.
+    ///   - header: The top bar's content after the brand, HTML already escaped.
+    ///   - body: The main content, HTML already escaped.
+    package static func document(
+        title: String, brand: String, stylesheets: [String], scripts: [String], meta: [String: String] = [:],
+        header: String, body: String
+    ) -> String {
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -40,29 +80,14 @@ enum HTMLPage {
             <meta name="referrer" content="no-referrer">
 
             """
-        if let csrfToken { html += "<meta name=\"csrf-token\" content=\"\(csrfToken.htmlEscaped)\">\n" }
-        html += """
-            <title>\(title.htmlEscaped) · unotify center</title>
-            <link rel="stylesheet" href="/static/center.css">
-            <script src="/static/center.js" defer></script>
-            </head>
-            <body>
-            <header class="top"><span class="brand">unotify center</span>
-            """
-        if showsNavigation {
-            html += "<nav>"
-            for section in sections {
-                let currentMark = section == current ? " aria-current=\"page\"" : ""
-                html += "<a href=\"\(section.path)\"\(currentMark)>\(section.label)"
-                if section == .delivered, let unread { html += " " + unreadBadge(unread, id: "unread-total") }
-                html += "</a>"
-            }
-            html += "</nav><form method=\"get\" action=\"/search\" class=\"search\" role=\"search\">"
-            html += "<input type=\"search\" name=\"q\" placeholder=\"Search\" aria-label=\"Search\""
-            html += " maxlength=\"\(SearchQuery.maximumLength)\" value=\"\(searchText.htmlEscaped)\"></form>"
-            html += "<span id=\"live\" class=\"live\"></span>"
+        for (name, content) in meta.sorted(by: { $0.key < $1.key }) {
+            html += "<meta name=\"\(name.htmlEscaped)\" content=\"\(content.htmlEscaped)\">\n"
         }
-        html += "</header>\n<main>\n" + body + "\n</main>\n</body>\n</html>\n"
+        html += "<title>\(title.htmlEscaped) · \(brand.htmlEscaped)</title>\n"
+        for stylesheet in stylesheets { html += "<link rel=\"stylesheet\" href=\"\(stylesheet.htmlEscaped)\">\n" }
+        for script in scripts { html += "<script src=\"\(script.htmlEscaped)\" defer></script>\n" }
+        html += "</head>\n<body>\n<header class=\"top\"><span class=\"brand\">\(brand.htmlEscaped)</span>"
+        html += header + "</header>\n<main>\n" + body + "\n</main>\n</body>\n</html>\n"
         return html
     }
 
@@ -80,7 +105,7 @@ enum HTMLPage {
     }
 
     /// A 200 response with an HTML document.
-    static func response(_ html: String) -> Response {
+    package static func response(_ html: String) -> Response {
         Response(
             status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: html)))

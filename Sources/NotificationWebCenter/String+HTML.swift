@@ -5,7 +5,7 @@ extension String {
     /// ```swift
     /// "<b>\"hi\"</b>".htmlEscaped   // "&lt;b&gt;&quot;hi&quot;&lt;/b&gt;"
     /// ```
-    var htmlEscaped: String {
+    package var htmlEscaped: String {
         var escaped = ""
         escaped.reserveCapacity(utf8.count)
         for character in unicodeScalars {
@@ -23,7 +23,7 @@ extension String {
     }
 
     /// The text percent-encoded for one path segment or query value (unreserved characters kept).
-    var urlComponentEncoded: String {
+    package var urlComponentEncoded: String {
         var encoded = ""
         for byte in utf8 {
             switch byte {

@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Who may use the center and how: the secret, the session cookie, CSRF tokens, the same-origin check and the body
-/// limit. The middleware every route sits behind (inside ``WebCenterHeaders``).
+/// limit. The middleware every route sits behind (inside ``WebCenterHeaders``); server mode's push statistics pages
+/// (`/center` of a worker's API) sit behind it too, with the API's token as the secret and a cookie of their own.
 ///
 /// - `GET …?token=<secret>` opens a session: the answer sets an `HttpOnly; SameSite=Strict` cookie and redirects
 ///   (303) to the same URL without the token, so the secret leaves the address bar and the history.
@@ -12,45 +13,87 @@ import Hummingbird
 ///   `Origin` or with `Origin: null`, `Sec-Fetch-Site: same-origin`), no other `Sec-Fetch-Site` than `same-origin`, an
 ///   `application/x-www-form-urlencoded` body of at most ``WebCenterConfiguration/maximumBodySize`` bytes (else 413)
 ///   and the session's CSRF token in its `csrf` field; otherwise 403 (400 for a form that cannot be read).
-struct WebCenterAccess: RouterMiddleware {
-    typealias Context = WebCenterRequestContext
+package struct WebCenterAccess<Context: WebCenterSessionContext>: RouterMiddleware {
+    /// The web center's cookie, which carries the session identifier.
+    package static var centerCookieName: String { "unotify-center" }
 
-    /// The cookie that carries the session identifier.
-    static let cookieName = "unotify-center"
-
-    let secret: WebCenterSecret
+    /// Whether the `token` of a link opens a session (compared in constant time).
+    let opensSession: @Sendable (Substring) -> Bool
+    /// Whether an `Authorization: Bearer` token may read (compared in constant time).
+    let acceptsBearer: @Sendable (Substring) -> Bool
     let sessions: WebCenterSessions
     let maximumBodySize: Int
+    /// The cookie's name: browsers share cookies between the ports of one host, so each site has its own name.
+    let cookieName: String
+    /// The cookie's `Path`.
+    let cookiePath: String
+    /// The command that prints the link, named in the 401 page.
+    let linkCommand: String
 
-    func handle(
+    /// The web center's access rules, with its secret.
+    init(secret: WebCenterSecret, sessions: WebCenterSessions, maximumBodySize: Int) {
+        self.init(
+            opensSession: { secret.matches($0) }, acceptsBearer: { secret.matches($0) }, sessions: sessions,
+            maximumBodySize: maximumBodySize, cookieName: Self.centerCookieName, cookiePath: "/",
+            linkCommand: "unotify center")
+    }
+
+    /// Access rules with other credentials and cookie.
+    ///
+    /// - Parameters:
+    ///   - opensSession: Whether the `token` of a link opens a session (compared in constant time; it may use the
+    ///     token up, for one-time links).
+    ///   - acceptsBearer: Whether an `Authorization: Bearer` token may read (compared in constant time).
+    ///   - sessions: The sessions opened so far.
+    ///   - maximumBodySize: The largest form accepted.
+    ///   - cookieName: The session cookie's name.
+    ///   - cookiePath: The session cookie's `Path`.
+    ///   - linkCommand: The command that prints the link, named in the 401 page.
+    package init(
+        opensSession: @escaping @Sendable (Substring) -> Bool, acceptsBearer: @escaping @Sendable (Substring) -> Bool,
+        sessions: WebCenterSessions, maximumBodySize: Int,
+        cookieName: String, cookiePath: String, linkCommand: String
+    ) {
+        self.opensSession = opensSession
+        self.acceptsBearer = acceptsBearer
+        self.sessions = sessions
+        self.maximumBodySize = maximumBodySize
+        self.cookieName = cookieName
+        self.cookiePath = cookiePath
+        self.linkCommand = linkCommand
+    }
+
+    package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
         var request = request
         if request.method == .get || request.method == .head, let token = request.uri.queryParameters["token"] {
-            guard secret.matches(token) else {
-                throw WebCenterError(.unauthorized, "the token in the address is not this center's secret")
+            guard opensSession(token[...]) else {
+                throw WebCenterError(
+                    .unauthorized,
+                    "the token in the address does not open this site: get a new link from `\(linkCommand)`")
             }
             let session = sessions.open()
             var headers = HTTPFields()
             headers[.location] = Self.locationWithoutToken(path: request.uri.path, query: request.uri.query)
-            headers[.setCookie] = "\(Self.cookieName)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
+            headers[.setCookie] = "\(cookieName)=\(session.id); Path=\(cookiePath); HttpOnly; SameSite=Strict"
             headers[.cacheControl] = "no-store"
             return Response(status: .seeOther, headers: headers)
         }
-        if let cookie = request.cookies[Self.cookieName]?.value, let session = sessions.session(id: cookie) {
+        if let cookie = request.cookies[cookieName]?.value, let session = sessions.session(id: cookie) {
             context.session = session
         } else if let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
-            secret.matches(authorization.dropFirst("Bearer ".count))
+            acceptsBearer(authorization.dropFirst("Bearer ".count))
         {
             context.session = nil
         } else {
             throw WebCenterError(
-                .unauthorized, "this page needs the center's secret: open the link `unotify center` prints")
+                .unauthorized, "this page needs the center's secret: open the link `\(linkCommand)` prints")
         }
         guard request.method == .post else { return try await next(request, context) }
         guard let session = context.session else {
-            throw WebCenterError(.forbidden, "changes need a session opened with the link `unotify center` prints")
+            throw WebCenterError(.forbidden, "changes need a session opened with the link `\(linkCommand)` prints")
         }
         try Self.checkSameOrigin(request)
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {

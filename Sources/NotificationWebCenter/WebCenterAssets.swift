@@ -2,16 +2,16 @@ import Hummingbird
 
 /// The center's stylesheet and script, served from the module itself (`/static/center.css`, `/static/center.js`):
 /// the Content-Security-Policy allows no inline style or script, and there is no build step.
-enum WebCenterAssets {
+package enum WebCenterAssets {
     /// A response with an asset.
-    static func response(_ text: String, type: String) -> Response {
+    package static func response(_ text: String, type: String) -> Response {
         Response(
             status: .ok, headers: [.contentType: "\(type); charset=utf-8", .cacheControl: "no-cache"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// `/static/center.css`.
-    static let css = """
+    package static let css = """
         :root { color-scheme: light dark; --fg: #1d1d1f; --muted: #6e6e73; --card: #ffffff; --bg: #f2f2f7;
           --line: #d2d2d7; --accent: #0a66d8; --danger: #c9302c; }
         @media (prefers-color-scheme: dark) { :root { --fg: #f5f5f7; --muted: #a1a1a6; --card: #2c2c2e; --bg: #1c1c1e;

@@ -3,25 +3,49 @@ import Hummingbird
 import Logging
 
 /// The outermost middleware: turns every error into an HTML error page with its status (never a stack trace, the
-/// message escaped), and gives every response, error pages included, the center's security headers.
-struct WebCenterHeaders: RouterMiddleware {
-    typealias Context = WebCenterRequestContext
-
+/// message escaped), and gives every response, error pages included, the center's security headers. Server mode's
+/// push statistics pages (`/center` of a worker's API) sit behind it too, with error pages in their own frame.
+package struct WebCenterHeaders<Context: RequestContext>: RouterMiddleware {
     /// The Content-Security-Policy of every response: nothing from elsewhere, no inline script or style.
-    static let contentSecurityPolicy =
+    package static var contentSecurityPolicy: String {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        + "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+            + "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+    }
 
     let logger: Logger
+    /// The HTML document of an error page: its title, its body (escaped) and whether to show the navigation.
+    let errorDocument: @Sendable (_ title: String, _ body: String, _ showsNavigation: Bool) -> String
 
-    func handle(
+    /// The web center's headers and error pages.
+    init(logger: Logger) {
+        self.init(logger: logger) { title, body, showsNavigation in
+            HTMLPage.render(
+                title: title, current: nil, csrfToken: nil, body: body, showsNavigation: showsNavigation)
+        }
+    }
+
+    /// The headers, with error pages drawn by `errorDocument`.
+    ///
+    /// - Parameters:
+    ///   - logger: Where failures are logged.
+    ///   - errorDocument: The whole document of an error page, from its title, its body (HTML, escaped) and whether
+    ///     to show the navigation (not on the 401 page).
+    package init(
+        logger: Logger,
+        errorDocument: @escaping @Sendable (_ title: String, _ body: String, _ showsNavigation: Bool) -> String
+    ) {
+        self.logger = logger
+        self.errorDocument = errorDocument
+    }
+
+    package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
         } catch let error as WebCenterError {
-            response = Self.errorPage(error)
+            response = errorPage(error)
         } catch let error as HTTPError {
             let code: WebCenterError.Code =
                 switch error.status.code {
@@ -33,11 +57,11 @@ struct WebCenterHeaders: RouterMiddleware {
                 }
             let message =
                 error.status.code == 404 ? "there is no page at \(request.uri.path)" : error.status.reasonPhrase
-            response = Self.errorPage(WebCenterError(code, message))
+            response = errorPage(WebCenterError(code, message))
             if error.status.code >= 500 { response.status = error.status }
         } catch {
             logger.error("the web center failed to answer \(request.method) \(request.uri.path): \(error)")
-            response = Self.errorPage(WebCenterError(.refused, "the center failed: \(error)"))
+            response = errorPage(WebCenterError(.refused, "the center failed: \(error)"))
             response.status = .internalServerError
         }
         // A content extension's view brings a policy of its own (stricter: a sandbox, no network unless declared)
@@ -53,7 +77,7 @@ struct WebCenterHeaders: RouterMiddleware {
     }
 
     /// An HTML page saying what went wrong, with the error's status.
-    static func errorPage(_ error: WebCenterError) -> Response {
+    func errorPage(_ error: WebCenterError) -> Response {
         let status: HTTPResponse.Status =
             switch error.status {
             case 400: .badRequest
@@ -64,11 +88,10 @@ struct WebCenterHeaders: RouterMiddleware {
             case 422: .unprocessableContent
             default: .internalServerError
             }
-        let html = HTMLPage.render(
-            title: "\(status.code) \(status.reasonPhrase)", current: nil, csrfToken: nil,
-            body:
-                "<section class=\"error\"><h1>\(status.code) \(status.reasonPhrase.htmlEscaped)</h1><p>\(error.message.htmlEscaped)</p></section>",
-            showsNavigation: error.code != .unauthorized)
+        let html = errorDocument(
+            "\(status.code) \(status.reasonPhrase)",
+            "<section class=\"error\"><h1>\(status.code) \(status.reasonPhrase.htmlEscaped)</h1><p>\(error.message.htmlEscaped)</p></section>",
+            error.code != .unauthorized)
         var response = HTMLPage.response(html)
         response.status = status
         if error.code == .unauthorized {

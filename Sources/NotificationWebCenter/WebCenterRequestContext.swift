@@ -2,12 +2,12 @@ import Hummingbird
 
 /// What the center's routes know about a request beyond the request itself: the browser session it came with
 /// (`nil` for a request authorized by `Authorization: Bearer`) and, for a POST that passed the checks, its form.
-public struct WebCenterRequestContext: RequestContext {
+public struct WebCenterRequestContext: WebCenterSessionContext {
     public var coreContext: CoreRequestContextStorage
     /// The session of the cookie; `nil` for bearer requests.
-    var session: WebCenterSessions.Session?
+    package var session: WebCenterSessions.Session?
     /// The checked form fields of a POST (empty for other methods).
-    var form: FormFields
+    package var form: FormFields
 
     /// Hummingbird makes one per request.
     public init(source: ApplicationRequestContextSource) {

@@ -301,6 +301,27 @@ struct ServerProcessTests {
         #expect(topic.stdout.contains("topic com.example.app") && topic.stdout.contains("  accepted     1"))
         #expect(topic.stdout.contains("hour (UTC)") && topic.stdout.contains("received"), "\(topic.stdout)")
 
+        // The same figures as pages in a browser (docs/push-service.md, "In the browser"), served by the worker
+        // process itself: the link `unotify server center` prints opens a session, whose cookie reads the push's page.
+        let center = try await cli(["center"])
+        #expect(center.status == 0, "\(center.stderr)")
+        let link = center.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(link.hasPrefix(started.api + "center?token=") && !link.contains("cli-test-token"), "\(link)")
+        let opened = try await runProgram("/usr/bin/curl", ["-s", "-i", link])
+        #expect(opened.stdout.hasPrefix("HTTP/1.1 303"), "\(opened.stdout)")
+        let setCookie = opened.stdout.split(separator: "\r\n").first {
+            $0.lowercased().hasPrefix("set-cookie: unotify-push-center=")
+        }
+        let cookie = try #require(setCookie).dropFirst("set-cookie: ".count).split(separator: ";")[0]
+        let page = try await runProgram(
+            "/usr/bin/curl", ["-s", "-b", String(cookie), started.api + "center/pushes/" + id])
+        #expect(page.stdout.contains("<h1>Match tonight</h1>"), "\(page.stdout)")
+        #expect(page.stdout.contains("<dd data-figure=\"accepted\">1</dd>"))
+        #expect(page.stdout.contains("APNs: Unregistered") && page.stdout.contains("<g class=\"hour\""))
+        let refused = try await runProgram(
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", started.api + "center"])
+        #expect(refused.stdout == "401")
+
         // A push for tomorrow to an account, cancelled before it is sent; cancelling again is refused.
         let later = try await cli([
             "push", "--account", "alice", "--title", "Later", "--at", Date().addingTimeInterval(86_400).ISO8601Format(),

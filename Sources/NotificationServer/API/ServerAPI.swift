@@ -6,6 +6,7 @@ import NIOCore
 import NotificationEngine
 import NotificationModel
 import NotificationStorePostgres
+import NotificationWebCenter
 import ServiceLifecycle
 
 /// The HTTP JSON API of a server-mode worker: devices and their requests, over a ``DeviceScheduler``, behind a
@@ -28,7 +29,8 @@ import ServiceLifecycle
 /// | `POST /v1/requests` | schedules one request for many devices |
 ///
 /// The push service's routes (audiences, device checks, tag expressions) are added from `ServerAPI+Push.swift`
-/// (docs/push-service.md).
+/// (docs/push-service.md), and its statistics pages for a browser (`/center`, HTML, with the web center's access
+/// rules) from `ServerAPI+Center.swift`.
 ///
 /// `docs/openapi/server-api.yaml` describes them; a test keeps it and the router's routes equal.
 ///
@@ -41,6 +43,10 @@ public struct ServerAPI: Sendable {
     let devices: DeviceScheduler
     let metrics: ServerMetrics
     let token: String
+    /// The browser sessions of the push statistics pages (`/center`), in memory: opened with a one-time link.
+    let centerSessions = WebCenterSessions()
+    /// The one-time links to the pages this worker handed out (`POST /v1/center-links`).
+    let centerLinks = CenterLinks()
     /// Address and limits.
     public let configuration: ServerAPIConfiguration
     let logger: Logger
@@ -169,6 +175,7 @@ public struct ServerAPI: Sendable {
                 ["scheduled": scheduled, "failed": failed])
         }
         addPushRoutes(to: router)
+        addCenterRoutes(to: router)
         return router
     }
 

@@ -27,6 +27,8 @@ struct ServerAPIGuard: RouterMiddleware {
         do {
             // The push service's receipts come from devices, with the device's own token (checked by the route).
             if ServerAPI.usesDeviceCredential(request) { return try await next(request, context) }
+            // The statistics pages for a browser have the web center's rules (a cookie opened by a link).
+            if ServerAPI.isCenterPath(request.uri.path) { return try await next(request, context) }
             let unauthorized = ServerAPIError(
                 .unauthorized, reason: "Unauthorized", detail: "send Authorization: Bearer <token>")
             guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {

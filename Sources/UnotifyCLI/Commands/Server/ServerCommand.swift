@@ -14,6 +14,7 @@ struct ServerCommand: AsyncParsableCommand {
         subcommands: [
             ServerStatus.self, ServerDevices.self, ServerRegister.self, ServerUnregister.self, ServerSchedule.self,
             ServerList.self, ServerCancel.self, ServerPush.self, ServerStats.self, ServerCancelPush.self,
+            ServerCenter.self,
         ])
 }
 
