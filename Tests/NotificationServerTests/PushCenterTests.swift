@@ -296,9 +296,13 @@ struct PushCenterTests {
                 let app = Self.row("data-topic=\"com.example.app\"", in: topics)
                 #expect(
                     app.contains("data-figure=\"accepted\">4</td>") && app.contains("data-figure=\"failed\">1</td>"))
+                // Its receipts are the push's (every receipt came from com.example.app's devices).
+                #expect(
+                    app.contains("data-figure=\"received\">4</td>") && app.contains("data-figure=\"opened\">3</td>"))
                 let news = Self.row("data-topic=\"com.example.news\"", in: topics)
                 #expect(
                     news.contains("data-figure=\"accepted\">0</td>") && news.contains("data-figure=\"failed\">1</td>"))
+                #expect(news.contains("data-figure=\"received\">0</td>"))
 
                 // The live part: what push.js fetches every few seconds; a new receipt shows at the next fetch.
                 let (_, _, before) = try await Self.get(client, "/center/pushes/\(id)/figures", cookie: cookie)

@@ -195,13 +195,16 @@ enum PushCenterPage {
     static func topicTable(_ rows: [(String, PushStatistics)]) -> String {
         guard !rows.isEmpty else { return "<p class=\"empty\">No devices yet.</p>" }
         var html = "<table class=\"topics\"><thead><tr><th>Topic</th>"
-        for name in ["targeted", "sent", "accepted", "failed", "pending"] { html += "<th class=\"num\">\(name)</th>" }
+        for name in ["targeted", "sent", "accepted", "failed", "pending", "received", "opened", "dismissed"] {
+            html += "<th class=\"num\">\(name)</th>"
+        }
         html += "<th>Failures by reason</th><th>Delivery</th></tr></thead><tbody>"
         for (topic, statistics) in rows {
             html += "<tr data-topic=\"\(topic.htmlEscaped)\"><td><code>\(topic.htmlEscaped)</code></td>"
             for (name, value) in [
                 ("targeted", statistics.targeted), ("sent", statistics.sent), ("accepted", statistics.accepted),
                 ("failed", statistics.failedCount), ("pending", statistics.pending),
+                ("received", statistics.received), ("opened", statistics.opened), ("dismissed", statistics.dismissed),
             ] {
                 html += "<td class=\"num\" data-figure=\"\(name)\">\(value)</td>"
             }
