@@ -20,8 +20,14 @@ struct ServerCommand: AsyncParsableCommand {
 
 /// Options every `unotify server` subcommand takes.
 struct ServerOptions: ParsableArguments {
-    @Option(help: "The worker's API (default: $UNOTIFY_SERVER_URL or http://127.0.0.1:2199/).")
-    var url: String = ProcessInfo.processInfo.environment["UNOTIFY_SERVER_URL"] ?? "http://127.0.0.1:2199/"
+    @Option(
+        name: .customLong("url"), help: "The worker's API (default: $UNOTIFY_SERVER_URL or http://127.0.0.1:2199/).")
+    var givenURL: String?
+
+    /// `--url`, else `$UNOTIFY_SERVER_URL`, else the worker's default address on this machine.
+    var url: String {
+        givenURL ?? ProcessInfo.processInfo.environment["UNOTIFY_SERVER_URL"] ?? "http://127.0.0.1:2199/"
+    }
 
     @Option(help: "The file holding the API's bearer token (default: $UNOTIFY_SERVER_TOKEN_FILE).")
     var tokenFile: String?
