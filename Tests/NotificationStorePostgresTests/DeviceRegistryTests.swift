@@ -104,7 +104,7 @@ struct DeviceRegistryTests {
         }
     }
 
-    @Test("a database at schema version 1 gains steps 2 to 8 (devices to the push collapse id) and keeps its requests")
+    @Test("a database at schema version 1 gains steps 2 to 9 (devices to the push aps flags) and keeps its requests")
     func migratesFromVersion1() async throws {
         let configuration = try await freshDatabase()
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in

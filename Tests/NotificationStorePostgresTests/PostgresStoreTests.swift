@@ -131,7 +131,7 @@ struct PostgresStoreTests {
             try await client.query("SELECT version FROM schema_version ORDER BY version").decode(Int.self)
                 .reduce(into: [Int]()) { $0.append($1) }
         }
-        #expect(versions == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(versions == Array(1...9))
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
             let count = try await store.pendingCount()
             #expect(count == 4)
