@@ -244,14 +244,28 @@ struct ServerProcessTests {
             let devices = DeviceScheduler(
                 store: store,
                 scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter()))
-            let push = PushService(store: store, clock: ServerWorker.utcClock)
             for device in [registration("paris", zone: "Europe/Paris"), registration("tokyo", zone: "Asia/Tokyo"), gone] {
                 try await devices.register(device)
             }
-            _ = try await push.bindTags(["news"], deviceID: "paris")
-            _ = try await push.bindTags(["news"], deviceID: "gone")
-            _ = try await push.bindAccount("alice", deviceID: "tokyo")
         }
+        // Audiences through `unotify server audience`.
+        let bound = try await cli(["audience", "paris", "--tag", "news", "--alias", "paris phone"])
+        #expect(bound.status == 0, "\(bound.stderr)")
+        #expect(bound.stdout.contains("tags     news") && bound.stdout.contains("aliases  paris phone"), "\(bound.stdout)")
+        #expect(try await cli(["audience", "gone", "--tag", "news"]).status == 0)
+        let account = try await cli(["audience", "tokyo", "--account", "alice", "--json"])
+        let audience = try JSONSerialization.jsonObject(with: Data(account.stdout.utf8)) as? [String: Any]
+        #expect(audience?["account"] as? String == "alice", "\(account.stdout)")
+        let unbound = try await cli(["audience", "paris", "--unbind-alias", "paris phone"])
+        #expect(unbound.stdout.contains("aliases  (none)") && unbound.stdout.contains("tags     news"))
+        let shown = try await cli(["audience", "tokyo"])
+        #expect(shown.stdout.contains("account  alice") && shown.stdout.contains("tags     (none)"))
+        let tooLong = try await cli(["audience", "paris", "--tag", String(repeating: "x", count: 129)])
+        #expect(tooLong.status != 0 && tooLong.stderr.contains("InvalidName"), "\(tooLong.stderr)")
+        let nobody = try await cli(["audience", "nobody"])
+        #expect(nobody.status != 0 && nobody.stderr.contains("UnknownDevice"), "\(nobody.stderr)")
+        let both = try await cli(["audience", "paris", "--account", "a", "--unbind-account"])
+        #expect(both.status != 0 && both.stderr.contains("not both"))
 
         // A tag push: paris (200) and gone (410), with the collapse id and expiry as APNs headers.
         let before = Date()

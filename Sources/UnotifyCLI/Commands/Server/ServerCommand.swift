@@ -12,9 +12,9 @@ struct ServerCommand: AsyncParsableCommand {
             cluster answers for the whole cluster: they share one database.
             """,
         subcommands: [
-            ServerStatus.self, ServerDevices.self, ServerRegister.self, ServerUnregister.self, ServerSchedule.self,
-            ServerList.self, ServerCancel.self, ServerPush.self, ServerStats.self, ServerCancelPush.self,
-            ServerCenter.self,
+            ServerStatus.self, ServerDevices.self, ServerRegister.self, ServerUnregister.self, ServerAudience.self,
+            ServerSchedule.self, ServerList.self, ServerCancel.self, ServerPush.self, ServerStats.self,
+            ServerCancelPush.self, ServerCenter.self,
         ])
 }
 
