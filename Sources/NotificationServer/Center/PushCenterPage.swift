@@ -218,9 +218,10 @@ enum PushCenterPage {
 
     // MARK: - Words
 
-    /// The push's title, else its subtitle, else its body (pushes have at least one).
+    /// The push's title, else its subtitle, else its body; a background push has none.
     static func headline(_ push: PushMessage) -> String {
-        [push.content.title, push.content.subtitle, push.content.body].first { !$0.isEmpty } ?? "(no text)"
+        [push.content.title, push.content.subtitle, push.content.body].first { !$0.isEmpty }
+            ?? (push.contentAvailable ? "(background push)" : "(no text)")
     }
 
     /// The target in words: `every device`, `account alice`, `alias x`, `3 devices: a, b, c`,
