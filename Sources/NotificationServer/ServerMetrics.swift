@@ -33,10 +33,13 @@ public final class ServerMetrics: Sendable {
 
     /// How many of the newest pushes `/metrics` shows figures of (`unotify_push_*{message_id}`).
     public static let pushesExported = 10
+    /// How many topics (apps, by name) `/metrics` shows figures of (`unotify_topic_*{topic}`).
+    public static let topicsExported = 20
 
     private struct State {
-        /// The per-push gauges last exported, by message identifier (removed when a push leaves the newest).
-        var pushGauges: [String: [Gauge]] = [:]
+        /// The per-push and per-topic gauges last exported, by their labels (removed when a push leaves the newest,
+        /// or a failure reason or topic is no longer given).
+        var seriesGauges: [[String]: Gauge] = [:]
         var answers: [String: Int] = [:]
         var recentLateness: [TimeInterval] = []
         var nextSample = 0
@@ -112,16 +115,23 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text exposition of this worker's figures, of `cluster`'s, and of the newest pushes'.
+    /// The Prometheus text exposition of this worker's figures, of `cluster`'s, of the newest pushes' and of the
+    /// topics'.
     ///
     /// Each push in `pushes` becomes gauges labelled with its message identifier (`unotify_push_targeted`, `_sent`,
-    /// `_accepted`, `_failed`, `_pending`, `_cancelled`, `_received`, `_opened`); a push that was exported before and
-    /// is not in `pushes` any more is removed, so the series stay as few as ``pushesExported``.
+    /// `_accepted`, `_failed`, `_pending`, `_cancelled`, `_received`, `_opened`, `_dismissed`, and
+    /// `unotify_push_failed_by_reason` with a `reason` label); each topic in `topics` the same figures as
+    /// `unotify_topic_*{topic}`. A series that was exported before and is not given any more is removed, so there are
+    /// never more than those of ``pushesExported`` pushes and ``topicsExported`` topics.
     ///
     /// - Parameters:
     ///   - cluster: The database's figures, read for this scrape.
     ///   - pushes: The newest pushes' statistics, read for this scrape (by message identifier).
-    public func exposition(cluster: ClusterStatistics, pushes: [PushStatistics] = []) -> String {
+    ///   - topics: Topics' statistics (over every push to their devices), read for this scrape.
+    public func exposition(
+        cluster: ClusterStatistics, pushes: [PushStatistics] = [],
+        topics: [(topic: String, statistics: PushStatistics)] = []
+    ) -> String {
         func gauge(_ name: String, _ help: String, _ value: Double, labels: [(String, String)] = []) {
             registry.makeGauge(
                 descriptor: MetricNameDescriptor(namespace: "unotify", metricName: name, unitName: "", helpText: help),
@@ -136,39 +146,54 @@ public final class ServerMetrics: Sendable {
         gauge(
             "cluster_deliveries_per_second", "Delivered fires per second over the last minute, every worker together.",
             cluster.deliveriesPerSecond)
-        exportPushes(pushes)
+        exportSeries(pushes: pushes, topics: topics)
         return registry.emitToString()
     }
 
-    /// Sets the per-push gauges and removes those of pushes no longer given.
-    private func exportPushes(_ pushes: [PushStatistics]) {
-        let figures: [(String, String, (PushStatistics) -> Int)] = [
-            ("push_targeted", "Devices the push was fanned out to.", \.targeted),
-            ("push_sent", "Notifications of the push APNs answered (accepted + failed).", \.sent),
-            ("push_accepted", "Notifications of the push APNs accepted.", \.accepted),
-            ("push_failed", "Notifications of the push that failed for good.", \.failedCount),
-            ("push_pending", "Requests of the push not sent yet.", \.pending),
-            ("push_cancelled", "Requests of the push removed by cancelling it.", \.cancelled),
-            ("push_received", "Devices that reported receiving the push.", \.received),
-            ("push_opened", "Devices that reported opening the push.", \.opened),
-        ]
+    /// The figures each push and each topic is exported with: name (after `push_` or `topic_`), help, value.
+    private static let seriesFigures: [(String, String, @Sendable (PushStatistics) -> Int)] = [
+        ("targeted", "Devices fanned out to (per topic: sent and still pending).", { $0.targeted }),
+        ("sent", "Notifications APNs answered or that failed for good (accepted + failed).", { $0.sent }),
+        ("accepted", "Notifications APNs accepted.", { $0.accepted }),
+        ("failed", "Notifications that failed for good.", { $0.failedCount }),
+        ("pending", "Requests not sent yet.", { $0.pending }),
+        ("cancelled", "Requests removed by cancelling (per push only).", { $0.cancelled }),
+        ("received", "Devices that reported receiving it.", { $0.received }),
+        ("opened", "Devices that reported opening it.", { $0.opened }),
+        ("dismissed", "Devices that reported dismissing it.", { $0.dismissed }),
+    ]
+
+    /// Sets the per-push and per-topic gauges, and removes those no longer given.
+    private func exportSeries(pushes: [PushStatistics], topics: [(topic: String, statistics: PushStatistics)]) {
+        var rows: [(kind: String, label: (String, String), statistics: PushStatistics)] = pushes.compactMap { push in
+            push.messageID.map { ("push", ("message_id", $0), push) }
+        }
+        rows += topics.map { ("topic", ("topic", $0.topic), $0.statistics) }
         state.withLock { state in
-            var exported: [String: [Gauge]] = [:]
-            for push in pushes {
-                guard let id = push.messageID else { continue }
-                exported[id] = figures.map { name, help, value in
-                    let gauge = registry.makeGauge(
+            var exported: [[String]: Gauge] = [:]
+            func set(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Int) {
+                let key = [name] + labels.flatMap { [$0.0, $0.1] }
+                let gauge =
+                    state.seriesGauges[key]
+                    ?? registry.makeGauge(
                         descriptor: MetricNameDescriptor(
                             namespace: "unotify", metricName: name, unitName: "", helpText: help),
-                        labels: [("message_id", id)])
-                    gauge.set(Double(value(push)))
-                    return gauge
+                        labels: labels)
+                gauge.set(Double(value))
+                exported[key] = gauge
+            }
+            for row in rows {
+                for (name, help, value) in Self.seriesFigures {
+                    set("\(row.kind)_\(name)", help, [row.label], value(row.statistics))
+                }
+                for (reason, count) in row.statistics.failed {
+                    set(
+                        "\(row.kind)_failed_by_reason", "Notifications that failed for good, by reason.",
+                        [row.label, ("reason", reason)], count)
                 }
             }
-            for (id, gauges) in state.pushGauges where exported[id] == nil {
-                for gauge in gauges { registry.unregisterGauge(gauge) }
-            }
-            state.pushGauges = exported
+            for (key, gauge) in state.seriesGauges where exported[key] == nil { registry.unregisterGauge(gauge) }
+            state.seriesGauges = exported
         }
     }
 

@@ -271,7 +271,9 @@ struct ServerAPITests {
         #expect(ServerMetrics(worker: "empty").snapshot(at: start).latenessP50 == nil)
     }
 
-    @Test("/metrics shows the newest pushes' figures as gauges by message id; a push no longer given is removed")
+    @Test(
+        "/metrics shows the newest pushes' and the topics' figures as gauges, failures by reason too; a series no longer given is removed"
+    )
     func pushGauges() {
         let metrics = ServerMetrics(worker: "w1")
         let cluster = ClusterStatistics(date: instant("2026-11-26T12:00:00Z"), window: 60)
@@ -279,8 +281,16 @@ struct ServerAPITests {
             messageID: "m1", targeted: 5, accepted: 3, failed: ["APNs: Unregistered": 1], cancelled: 0, received: 2,
             opened: 1)
         let second = PushStatistics(messageID: "m2", targeted: 2, accepted: 0, failed: [:], cancelled: 1)
-        let text = metrics.exposition(cluster: cluster, pushes: [first, second])
+        let app = PushStatistics(
+            messageID: nil, targeted: 7, accepted: 3, failed: ["APNs: Unregistered": 1, "Device removed": 2],
+            cancelled: 0, received: 2, opened: 1, dismissed: 1)
+        let text = metrics.exposition(cluster: cluster, pushes: [first, second], topics: [("com.example.app", app)])
         for line in [
+            #"unotify_push_failed_by_reason{message_id="m1",reason="APNs: Unregistered"} 1.0"#,
+            #"unotify_topic_targeted{topic="com.example.app"} 7.0"#, #"unotify_topic_sent{topic="com.example.app"} 6.0"#,
+            #"unotify_topic_pending{topic="com.example.app"} 1.0"#,
+            #"unotify_topic_dismissed{topic="com.example.app"} 1.0"#,
+            #"unotify_topic_failed_by_reason{topic="com.example.app",reason="Device removed"} 2.0"#,
             #"unotify_push_targeted{message_id="m1"} 5.0"#, #"unotify_push_sent{message_id="m1"} 4.0"#,
             #"unotify_push_accepted{message_id="m1"} 3.0"#, #"unotify_push_failed{message_id="m1"} 1.0"#,
             #"unotify_push_pending{message_id="m1"} 1.0"#, #"unotify_push_received{message_id="m1"} 2.0"#,
@@ -293,11 +303,16 @@ struct ServerAPITests {
         // m1 is no longer among the newest: its series go; m2's are updated.
         var updated = second
         updated.accepted = 1
-        let later = metrics.exposition(cluster: cluster, pushes: [updated])
+        var fewerFailures = app
+        fewerFailures.failed = ["Device removed": 2]
+        let later = metrics.exposition(
+            cluster: cluster, pushes: [updated], topics: [("com.example.app", fewerFailures)])
         #expect(!later.contains(#"message_id="m1""#), "\(later)")
         #expect(later.contains(#"unotify_push_accepted{message_id="m2"} 1.0"# + "\n"))
-        // No pushes: no push series at all.
-        #expect(!metrics.exposition(cluster: cluster).contains("unotify_push_"))
+        #expect(!later.contains("APNs: Unregistered") && later.contains(#"reason="Device removed"} 2.0"#))
+        // No pushes and no topics: no such series at all.
+        let none = metrics.exposition(cluster: cluster)
+        #expect(!none.contains("unotify_push_") && !none.contains("unotify_topic_"))
     }
 
     @Test("POST /v1/requests schedules for many devices and names those it failed for")

@@ -93,10 +93,19 @@ public struct ServerAPI: Sendable {
                 }
                 return pushes
             }
+            // Each topic's sums (by name, the first ``ServerMetrics/topicsExported``).
+            let topics = try await call {
+                var topics: [(topic: String, statistics: PushStatistics)] = []
+                for topic in try await devices.store.deviceTopics(limit: ServerMetrics.topicsExported) {
+                    topics.append((topic, try await devices.store.pushStatistics(topic: topic)))
+                }
+                return topics
+            }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(
-                    byteBuffer: ByteBuffer(string: metrics.exposition(cluster: cluster, pushes: pushes))))
+                    byteBuffer: ByteBuffer(
+                        string: metrics.exposition(cluster: cluster, pushes: pushes, topics: topics))))
         }
         router.get("/v1/devices") { request, _ in
             let active = request.uri.queryParameters.get("active")
