@@ -78,7 +78,7 @@ struct EndpointBenchmark {
             "| streams | connections | trivial req/s | trivial p50 ms | trivial p99 ms | APNs req/s | APNs p50 ms | APNs p99 ms | APNs/trivial |"
         )
         print("|---|---|---|---|---|---|---|---|---|")
-        for (streams, connections) in [(1, 1), (8, 1), (32, 2)] {
+        for (streams, connections) in [(1, 1), (8, 1), (32, 2), (100, 1)] {
             _ = try await Self.measure(
                 port: port, path: "/trivial", count: 200, streams: streams, connections: connections)
             _ = try await Self.measure(
