@@ -180,6 +180,10 @@ public protocol NotificationStore: Sendable {
     func categories(appID: String) async throws -> [CategorySpec]
 
     func appState(appID: String) async throws -> AppState?
+    /// The stored states of these apps (an app with none is left out), in any order: what a batch of many apps
+    /// reads at once. The default reads them one by one with ``appState(appID:)``; a store on a server reads them in
+    /// one query.
+    func appStates(appIDs: [String]) async throws -> [AppState]
     func saveAppState(_ state: AppState) async throws
     func allAppStates() async throws -> [AppState]
 
@@ -216,6 +220,15 @@ extension NotificationStore {
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
         try await setMetadata("launch.\(appID)", value)
+    }
+
+    /// Reads each app's state with ``appState(appID:)``, one after the other.
+    public func appStates(appIDs: [String]) async throws -> [AppState] {
+        var states: [AppState] = []
+        for appID in Set(appIDs) {
+            if let state = try await appState(appID: appID) { states.append(state) }
+        }
+        return states
     }
 
     /// The earliest instant at which any app's request may be due.

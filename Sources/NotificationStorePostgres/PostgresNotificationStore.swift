@@ -989,6 +989,17 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// The stored states of these apps, in one query (a batch of a server spans thousands of devices).
+    public func appStates(appIDs: [String]) async throws -> [AppState] {
+        guard !appIDs.isEmpty else { return [] }
+        let ids = Array(Set(appIDs))
+        return try await read { connection, logger in
+            try await Self.appStates(
+                "SELECT id, authorization_status, granted_options, badge FROM app WHERE id = ANY(\(ids))", connection,
+                logger)
+        }
+    }
+
     public func saveAppState(_ state: AppState) async throws {
         try await transaction { connection, logger in
             try await connection.query(
