@@ -35,11 +35,15 @@ extension NotificationScheduler {
         }
 
         let apps = Set(requests.map(\.appID))
+        // The replaced requests' attachments are looked for only when there is a data store to delete them from: a
+        // server's batch spans thousands of apps (devices) and none has attachments there.
         var replaced: [String: [RequestSpec]] = [:]
-        for app in apps {
-            let identifiers = Set(requests.lazy.filter { $0.appID == app }.map(\.spec.identifier))
-            let specs = await pendingRequests(replacedBy: identifiers, appID: app)
-            if !specs.isEmpty { replaced[app] = specs }
+        if configuration.attachmentStoreRoot != nil {
+            let identifiers = Dictionary(grouping: requests, by: \.appID).mapValues { Set($0.map(\.spec.identifier)) }
+            for (app, identifiers) in identifiers {
+                let specs = await pendingRequests(replacedBy: identifiers, appID: app)
+                if !specs.isEmpty { replaced[app] = specs }
+            }
         }
         let discarded = try await Self.storeCall { try await store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
         let discardedByApp = Dictionary(grouping: discarded, by: \.appID)

@@ -125,10 +125,12 @@ public struct DeviceScheduler: Sendable {
     /// than once, the last one the engine accepts is stored, as one after the other; the ones before it count as
     /// scheduled (and replaced).
     ///
-    /// The devices are read in one query and the floating marks written in one statement; the requests go through
-    /// the engine's batch path (`NotificationScheduler.add(contentsOf:)`), one transaction per
-    /// ``batchChunkSize`` requests. A store failure fails the requests of the transaction it hit (and those after it
-    /// when it hit the devices' read or the marks); the chunks stored before stay.
+    /// The devices are read in one query; the requests go through the engine's batch path
+    /// (`NotificationScheduler.add(contentsOf:)`), one transaction per ``batchChunkSize`` requests, each followed by
+    /// one statement writing the floating marks of the requests it stored (so a refused request never changes a
+    /// mark). A store failure fails the requests of the chunk it hit (and every request, when it hit the devices'
+    /// read); the chunks stored before stay. When the marks' statement fails, its chunk's requests are stored but
+    /// reported failed: scheduling them again (which replaces them) writes the marks.
     ///
     /// ```swift
     /// let failures = await devices.schedule(
@@ -150,66 +152,82 @@ public struct DeviceScheduler: Sendable {
             for index in requests.indices { failures[index] = error }
             return failures
         }
-        // Each request's checks, as one at a time: its device, then its trigger (pinned to the device's zone).
-        let now = scheduler.clock.now
-        let calendar = scheduler.clock.calendar
-        var accepted: [(index: Int, device: Device, spec: RequestSpec, floating: Bool)] = []
+        // The checks that cost no fire date, as one at a time: the device, then the trigger and content
+        // (`NotificationScheduler.check`); the engine computes each fire date once, in `add(contentsOf:)`, and refuses
+        // a calendar trigger no date matches there.
+        var accepted: [BatchItem] = []
         for (index, request) in requests.enumerated() {
             do {
                 let device = try Self.active(devices[request.deviceID], id: request.deviceID)
                 let floating = Self.isFloating(request.spec)
                 let spec = floating ? Self.pinned(request.spec, to: device.timeZoneIdentifier) : request.spec
-                _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
-                accepted.append((index, device, spec, floating))
+                try NotificationScheduler.check(spec)
+                accepted.append(BatchItem(index: index, device: device, spec: spec, floating: floating))
             } catch {
                 failures[index] = error
             }
         }
-        // The last accepted request of each device and identifier is the one stored; the earlier ones ride with it.
-        var winner: [String: Int] = [:]
-        for (position, item) in accepted.enumerated() {
-            winner[item.device.id + "\u{0}" + item.spec.identifier] = position
+        // The last accepted request of each device and identifier goes to the engine; the earlier ones wait behind
+        // it, in order, in case the engine refuses it.
+        var queues: [String: [BatchItem]] = [:]
+        var order: [String] = []
+        for item in accepted {
+            if queues[item.key] == nil { order.append(item.key) }
+            queues[item.key, default: []].append(item)
         }
-        var riders: [Int: [Int]] = [:]
-        var stored: [(index: Int, device: Device, spec: RequestSpec, floating: Bool)] = []
-        for (position, item) in accepted.enumerated() {
-            let last = winner[item.device.id + "\u{0}" + item.spec.identifier]!
-            if last == position {
-                stored.append(item)
-            } else {
-                riders[accepted[last].index, default: []].append(item.index)
-            }
+        var sent = order.map { queues[$0]!.last! }
+        var waiting: [String: [BatchItem]] = queues.mapValues { Array($0.dropLast()) }
+        func finish(_ item: BatchItem, _ error: (any Error)?) {
+            if let error { failures[item.index] = error }
+            // Replaced by `item` (or, with it, refused for the store's reason): as one after the other.
+            for earlier in waiting[item.key] ?? [] where error != nil { failures[earlier.index] = error }
+            waiting[item.key] = nil
         }
-        func fail(_ index: Int, _ error: any Error) {
-            failures[index] = error
-            for rider in riders[index] ?? [] { failures[rider] = error }
-        }
-        do {
-            try await store.setFloating(stored.map { ($0.device.id, $0.spec.identifier, $0.floating) })
-        } catch {
-            for item in stored { fail(item.index, error) }
-            return failures
-        }
-        for start in stride(from: 0, to: stored.count, by: Self.batchChunkSize) {
-            var chunk = Array(stored[start..<min(stored.count, start + Self.batchChunkSize)])
-            // A refusal here (the clock moved past a calendar trigger's last date since the checks above) names the
-            // refused requests: they fail, the rest of the chunk goes again.
+        while !sent.isEmpty {
+            var chunk = Array(sent.prefix(Self.batchChunkSize))
+            sent.removeFirst(chunk.count)
             while !chunk.isEmpty {
                 do {
                     _ = try await scheduler.add(
                         contentsOf: chunk.map { BatchRequest(appID: $0.device.appID, spec: $0.spec) })
-                    break
                 } catch let error as BatchAddError {
-                    let refused = Set(error.refusals.map(\.index))
-                    for refusal in error.refusals { fail(chunk[refusal.index].index, refusal.error) }
+                    // Refused by the engine (no date matches): that request fails, the one before it with the same
+                    // device and identifier takes its place, and the chunk goes again.
+                    var refused = Set<Int>()
+                    for refusal in error.refusals {
+                        let item = chunk[refusal.index]
+                        refused.insert(refusal.index)
+                        failures[item.index] = refusal.error
+                        if var earlier = waiting[item.key], let previous = earlier.popLast() {
+                            waiting[item.key] = earlier
+                            chunk.append(previous)
+                        }
+                    }
                     chunk = chunk.enumerated().filter { !refused.contains($0.offset) }.map(\.element)
+                    continue
                 } catch {
-                    for item in chunk { fail(item.index, error) }
+                    for item in chunk { finish(item, error) }
                     break
                 }
+                do {
+                    try await store.setFloating(chunk.map { ($0.device.id, $0.spec.identifier, $0.floating) })
+                    for item in chunk { finish(item, nil) }
+                } catch {
+                    for item in chunk { finish(item, error) }
+                }
+                break
             }
         }
         return failures
+    }
+
+    /// A request of a batch, checked: its position, its device and the spec to store.
+    private struct BatchItem {
+        var index: Int
+        var device: Device
+        var spec: RequestSpec
+        var floating: Bool
+        var key: String { device.id + "\u{0}" + spec.identifier }
     }
 
     /// Cancels a device's pending requests: repeating ones fire no more.

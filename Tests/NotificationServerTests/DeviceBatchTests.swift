@@ -105,6 +105,10 @@ struct DeviceBatchTests {
             try await store.deactivateDevice(id: "gone", at: devices.scheduler.clock.now)
             var never = CalendarComponents()
             (never.weekday, never.weekdayOrdinal) = (2, 6)  // no month has a sixth Monday
+            var past = CalendarComponents()
+            (past.year, past.month, past.day) = (2020, 1, 1)
+            var pastUTC = past
+            pastUTC.timeZoneIdentifier = "UTC"
             let batch = [
                 DeviceRequest(deviceID: "a", spec: spec("ok-a", daily(9, 0))),
                 DeviceRequest(deviceID: "nobody", spec: spec("x", daily(9, 0))),
@@ -114,9 +118,16 @@ struct DeviceBatchTests {
                 DeviceRequest(deviceID: "b", spec: spec("ok-b", .timeInterval(60, repeats: false))),
                 // A refused request does not replace: "ok-a" stays as first given.
                 DeviceRequest(deviceID: "a", spec: spec("ok-a", .timeInterval(-5, repeats: false))),
+                // Refused by the engine itself (no date after now matches): the one before it with the same
+                // identifier is stored, and neither mark changes.
+                DeviceRequest(deviceID: "b", spec: spec("dup", .timeInterval(120, repeats: false))),
+                DeviceRequest(deviceID: "b", spec: spec("dup", .calendar(past, repeats: false, matching: .apple))),
+                DeviceRequest(deviceID: "a", spec: spec("ok-a", .calendar(pastUTC, repeats: false, matching: .apple))),
             ]
             let failures = await devices.schedule(batch)
-            #expect(failures.keys.sorted() == [1, 2, 3, 4, 6])
+            #expect(failures.keys.sorted() == [1, 2, 3, 4, 6, 8, 9])
+            #expect((failures[8] as? EngineError)?.code == .invalidNoDate)
+            #expect((failures[9] as? EngineError)?.code == .invalidNoDate)
             #expect((failures[1] as? DeviceError)?.code == .unknownDevice)
             #expect((failures[2] as? DeviceError)?.code == .inactiveDevice)
             #expect((failures[3] as? EngineError)?.code == .invalidTrigger)
@@ -134,7 +145,9 @@ struct DeviceBatchTests {
             let a = try await Self.pending(devices, "a")
             #expect(a.keys.sorted() == ["ok-a"])
             #expect(a["ok-a"]?.nextFireDate == instant("2026-11-27T08:00:00Z"))
-            #expect(try await Self.pending(devices, "b").keys.sorted() == ["ok-b"])
+            let b = try await Self.pending(devices, "b")
+            #expect(b.keys.sorted() == ["dup", "ok-b"])
+            #expect(b["dup"]?.nextFireDate == instant("2026-11-26T12:02:00Z"))
             #expect(try await store.floatingRequests(deviceID: "a").map(\.identifier) == ["ok-a"])
             #expect(try await store.floatingRequests(deviceID: "b").isEmpty)
             // One request for many devices goes the same way: the failures by device.
