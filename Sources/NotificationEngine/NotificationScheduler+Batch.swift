@@ -20,12 +20,10 @@ extension NotificationScheduler {
         try await checkPlannedZone()
         let now = clock.now
         let calendar = clock.calendar
-        // One read for every app of the batch (a server's batch spans thousands of devices, each an app); an app
-        // without a stored state is not denied.
-        var denied: [String: Bool] = [:]
+        // One read for every app of the batch (a server's batch spans thousands of devices, each an app).
         let appIDs = Array(Set(requests.map(\.appID)))
-        let states = try await Self.storeCall { try await store.appStates(appIDs: appIDs) }
-        for state in states { denied[state.appID] = state.authorization == .denied }
+        let deniedApps = try await Self.storeCall { try await store.deniedAppIDs(among: appIDs) }
+        let denied = Dictionary(uniqueKeysWithValues: deniedApps.map { ($0, true) })
         // The checks and fire dates run on a thread of Dispatch's, not on the concurrency pool's few threads, which
         // the delivery loop needs on time.
         let checked = await Self.offPool { [denied] in Self.checked(requests, denied: denied, at: now, calendar: calendar) }

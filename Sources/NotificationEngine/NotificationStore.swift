@@ -180,10 +180,9 @@ public protocol NotificationStore: Sendable {
     func categories(appID: String) async throws -> [CategorySpec]
 
     func appState(appID: String) async throws -> AppState?
-    /// The stored states of these apps (an app with none is left out), in any order: what a batch of many apps
-    /// reads at once. The default reads them one by one with ``appState(appID:)``; a store on a server reads them in
-    /// one query.
-    func appStates(appIDs: [String]) async throws -> [AppState]
+    /// Which of these apps are denied notifications (``AuthorizationStatus/denied``): what a batch of many apps
+    /// checks at once. The default reads each app's state with ``appState(appID:)``; a store on a server asks once.
+    func deniedAppIDs(among appIDs: [String]) async throws -> Set<String>
     func saveAppState(_ state: AppState) async throws
     func allAppStates() async throws -> [AppState]
 
@@ -223,12 +222,12 @@ extension NotificationStore {
     }
 
     /// Reads each app's state with ``appState(appID:)``, one after the other.
-    public func appStates(appIDs: [String]) async throws -> [AppState] {
-        var states: [AppState] = []
-        for appID in Set(appIDs) {
-            if let state = try await appState(appID: appID) { states.append(state) }
+    public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {
+        var denied = Set<String>()
+        for appID in Set(appIDs) where try await appState(appID: appID)?.authorization == .denied {
+            denied.insert(appID)
         }
-        return states
+        return denied
     }
 
     /// The earliest instant at which any app's request may be due.

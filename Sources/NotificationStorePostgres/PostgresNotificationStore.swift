@@ -989,14 +989,21 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    /// The stored states of these apps, in one query (a batch of a server spans thousands of devices).
-    public func appStates(appIDs: [String]) async throws -> [AppState] {
+    /// The denied apps among these, in one query that returns only them (a batch of a server spans thousands of
+    /// devices, none of them usually denied).
+    public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {
         guard !appIDs.isEmpty else { return [] }
         let ids = Array(Set(appIDs))
         return try await read { connection, logger in
-            try await Self.appStates(
-                "SELECT id, authorization_status, granted_options, badge FROM app WHERE id = ANY(\(ids))", connection,
-                logger)
+            var denied = Set<String>()
+            for try await id in try await connection.query(
+                """
+                SELECT id FROM app WHERE id = ANY(\(ids)) AND authorization_status = \(AuthorizationStatus.denied.rawValue)
+                """, logger: logger
+            ).decode(String.self) {
+                denied.insert(id)
+            }
+            return denied
         }
     }
 

@@ -157,6 +157,27 @@ struct DeviceBatchTests {
         }
     }
 
+    @Test("a device whose app identity is denied notifications fails alone, as one at a time")
+    func denied() async throws {
+        try await withDeviceScheduler { _, devices in
+            for id in ["a", "b"] { try await devices.register(registration(id, zone: "Europe/Paris")) }
+            try await devices.scheduler.setAuthorization(
+                appID: Device.appID(forDevice: "b"), status: .denied, options: [])
+            let batch = ["a", "b"].map {
+                DeviceRequest(deviceID: $0, spec: spec("r", .timeInterval(600, repeats: false)))
+            }
+            let failures = await devices.schedule(batch)
+            #expect(failures.keys.sorted() == [1])
+            #expect((failures[1] as? EngineError)?.code == .notificationsNotAllowed)
+            let error = await #expect(throws: EngineError.self) {
+                try await devices.schedule(batch[1].spec, forDevice: "b")
+            }
+            #expect(error?.message == (failures[1] as? EngineError)?.message)
+            #expect(try await devices.pendingRequests(forDevice: "a").map(\.identifier) == ["r"])
+            #expect(try await devices.pendingRequests(forDevice: "b").isEmpty)
+        }
+    }
+
     @Test("a zone change after a batch re-pins the batch's floating requests; pinned ones and time intervals stay")
     func zoneChangeAfterBatch() async throws {
         try await withDeviceScheduler { store, devices in
