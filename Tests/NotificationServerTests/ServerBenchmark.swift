@@ -126,7 +126,8 @@ struct ServerBenchmark {
                 (0..<batched).map { index in
                     DeviceRequest(
                         deviceID: devices[index % deviceCount].id,
-                        spec: RequestSpec(identifier: "swift-batch-\(index)", content: Self.content("daily"), trigger: nine))
+                        spec: RequestSpec(
+                            identifier: "swift-batch-\(index)", content: Self.content("daily"), trigger: nine))
                 })
             let swiftBatchRate = Double(batched) / (clock.now - started).seconds
             #expect(swiftFailures.isEmpty, "a batch failed in part: the figure would not be of \(batched) requests")
@@ -134,7 +135,8 @@ struct ServerBenchmark {
                 "schedule in batches, Swift API (DeviceScheduler.schedule(_:), one call of \(Format.count(batched))), "
                     + "daily 9:00 in the device's zone",
                 "\(Format.count(Int(swiftBatchRate)))/s", "raw \(Format.count(Int(rawRate)))/s",
-                String(format: "x%.3f of raw (x%.0f one at a time)", swiftBatchRate / rawRate, swiftBatchRate / swiftRate))
+                String(
+                    format: "x%.3f of raw (x%.0f one at a time)", swiftBatchRate / rawRate, swiftBatchRate / swiftRate))
             let httpBatchRate = try await Application(router: server.router()).test(.ahc(.http)) { client in
                 let started = clock.now
                 for start in stride(from: 0, to: batched, by: 1_000) {
