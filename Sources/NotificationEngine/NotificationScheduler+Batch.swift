@@ -20,10 +20,10 @@ extension NotificationScheduler {
         try await checkPlannedZone()
         let now = clock.now
         let calendar = clock.calendar
-        var denied: [String: Bool] = [:]
-        for appID in Set(requests.map(\.appID)) {
-            denied[appID] = try await appState(appID: appID).authorization == .denied
-        }
+        // One read for every app of the batch (a server's batch spans thousands of devices, each an app).
+        let appIDs = Array(Set(requests.map(\.appID)))
+        let deniedApps = try await Self.storeCall { try await store.deniedAppIDs(among: appIDs) }
+        let denied = Dictionary(uniqueKeysWithValues: deniedApps.map { ($0, true) })
         // The checks and fire dates run on a thread of Dispatch's, not on the concurrency pool's few threads, which
         // the delivery loop needs on time.
         let checked = await Self.offPool { [denied] in Self.checked(requests, denied: denied, at: now, calendar: calendar) }
@@ -33,11 +33,15 @@ extension NotificationScheduler {
         }
 
         let apps = Set(requests.map(\.appID))
+        // The replaced requests' attachments are looked for only when there is a data store to delete them from: a
+        // server's batch spans thousands of apps (devices) and none has attachments there.
         var replaced: [String: [RequestSpec]] = [:]
-        for app in apps {
-            let identifiers = Set(requests.lazy.filter { $0.appID == app }.map(\.spec.identifier))
-            let specs = await pendingRequests(replacedBy: identifiers, appID: app)
-            if !specs.isEmpty { replaced[app] = specs }
+        if configuration.attachmentStoreRoot != nil {
+            let identifiers = Dictionary(grouping: requests, by: \.appID).mapValues { Set($0.map(\.spec.identifier)) }
+            for (app, identifiers) in identifiers {
+                let specs = await pendingRequests(replacedBy: identifiers, appID: app)
+                if !specs.isEmpty { replaced[app] = specs }
+            }
         }
         let discarded = try await Self.storeCall { try await store.insertPending(batch: pending, cap: configuration.pendingCap, at: now) }
         let discardedByApp = Dictionary(grouping: discarded, by: \.appID)

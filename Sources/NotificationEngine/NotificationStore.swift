@@ -180,6 +180,9 @@ public protocol NotificationStore: Sendable {
     func categories(appID: String) async throws -> [CategorySpec]
 
     func appState(appID: String) async throws -> AppState?
+    /// Which of these apps are denied notifications (``AuthorizationStatus/denied``): what a batch of many apps
+    /// checks at once. The default reads each app's state with ``appState(appID:)``; a store on a server asks once.
+    func deniedAppIDs(among appIDs: [String]) async throws -> Set<String>
     func saveAppState(_ state: AppState) async throws
     func allAppStates() async throws -> [AppState]
 
@@ -216,6 +219,15 @@ extension NotificationStore {
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
         try await setMetadata("launch.\(appID)", value)
+    }
+
+    /// Reads each app's state with ``appState(appID:)``, one after the other.
+    public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {
+        var denied = Set<String>()
+        for appID in Set(appIDs) where try await appState(appID: appID)?.authorization == .denied {
+            denied.insert(appID)
+        }
+        return denied
     }
 
     /// The earliest instant at which any app's request may be due.

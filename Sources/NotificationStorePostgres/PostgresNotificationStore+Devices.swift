@@ -73,6 +73,19 @@ extension PostgresNotificationStore {
         }
     }
 
+    /// The registered devices among these identifiers, active or not, in one query; identifiers no device has are
+    /// left out.
+    ///
+    /// - Throws: What the server answers.
+    public func devices(ids: [String]) async throws -> [Device] {
+        guard !ids.isEmpty else { return [] }
+        let ids = Array(Set(ids))
+        return try await read { connection, logger in
+            try await Self.devices(
+                "SELECT \(unescaped: Self.deviceColumns) FROM device WHERE id = ANY(\(ids))", connection, logger)
+        }
+    }
+
     /// Every registered device, by identifier.
     ///
     /// - Parameter activeOnly: Leave out the devices APNs reported gone.
@@ -151,6 +164,38 @@ extension PostgresNotificationStore {
                     "DELETE FROM device_floating WHERE device_id = \(deviceID) AND identifier = \(identifier)",
                     logger: logger)
             }
+        }
+    }
+
+    /// Records, for many requests at once, whether each was scheduled with floating calendar components, as
+    /// ``setFloating(_:identifier:deviceID:)`` does for one, in one statement. A mark for a device that no longer
+    /// exists is left out (rather than failing the statement on the foreign key).
+    ///
+    /// - Parameter marks: Each request's device, identifier and whether it floats; for a device and identifier given
+    ///   more than once, the last counts.
+    /// - Throws: What the server answers.
+    public func setFloating(_ marks: [(deviceID: String, identifier: String, floating: Bool)]) async throws {
+        guard !marks.isEmpty else { return }
+        var last: [String: Int] = [:]
+        for (index, mark) in marks.enumerated() { last[mark.deviceID + "\u{0}" + mark.identifier] = index }
+        let kept = marks.indices.filter { last[marks[$0].deviceID + "\u{0}" + marks[$0].identifier] == $0 }
+        let devices = kept.map { marks[$0].deviceID }
+        let identifiers = kept.map { marks[$0].identifier }
+        let floating = kept.map { marks[$0].floating }
+        try await transaction { connection, logger in
+            // One statement: clears the marks of the requests that do not float, adds the others.
+            try await connection.query(
+                """
+                WITH t AS (
+                    SELECT * FROM unnest(\(devices)::text[], \(identifiers)::text[], \(floating)::bool[])
+                        AS t(device_id, identifier, floating)),
+                cleared AS (
+                    DELETE FROM device_floating f USING t
+                    WHERE f.device_id = t.device_id AND f.identifier = t.identifier AND NOT t.floating)
+                INSERT INTO device_floating (device_id, identifier)
+                SELECT t.device_id, t.identifier FROM t JOIN device d ON d.id = t.device_id WHERE t.floating
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
         }
     }
 

@@ -989,6 +989,24 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// The denied apps among these, in one query that returns only them (a batch of a server spans thousands of
+    /// devices, none of them usually denied).
+    public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {
+        guard !appIDs.isEmpty else { return [] }
+        let ids = Array(Set(appIDs))
+        return try await read { connection, logger in
+            var denied = Set<String>()
+            for try await id in try await connection.query(
+                """
+                SELECT id FROM app WHERE id = ANY(\(ids)) AND authorization_status = \(AuthorizationStatus.denied.rawValue)
+                """, logger: logger
+            ).decode(String.self) {
+                denied.insert(id)
+            }
+            return denied
+        }
+    }
+
     public func saveAppState(_ state: AppState) async throws {
         try await transaction { connection, logger in
             try await connection.query(

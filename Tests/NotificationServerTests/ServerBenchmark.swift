@@ -15,15 +15,17 @@ import Testing
 /// Server mode's figures (docs/benchmarks.md, "Server mode"), each beside a baseline measured in the same run:
 ///
 /// 1. Enqueue: registering devices in 400 zones, adding pending requests in batches through the store, one at a time
-///    through the Swift API (`DeviceScheduler`) and through the HTTP API (AsyncHTTPClient over TCP), against one raw
-///    `INSERT ... SELECT generate_series` of the same number of rows into a copy of the `pending` table.
+///    and in batches through the Swift API (`DeviceScheduler`) and through the HTTP API (AsyncHTTPClient over TCP),
+///    against one raw `INSERT ... SELECT generate_series` of the same number of rows into a copy of the `pending`
+///    table.
 /// 2. A burst of requests due at one instant, delivered to our APNs endpoint answering after 20 ms (Apple's round
 ///    trip) by 1, 2 and 4 workers in this process, with every enqueued request still pending beside it.
 /// 3. Lateness of requests due 20 ms apart with one worker, against a bare sleep-until on the same clock.
 ///
 /// Opt-in, like the other benchmarks: `OPENUN_BENCH=1 swift test --filter ServerBenchmark`. Sizes:
 /// `OPENUN_BENCH_DEVICES` (10,000), `OPENUN_BENCH_PENDING` (100,000), `OPENUN_BENCH_BURST` (2,000),
-/// `OPENUN_BENCH_SCHEDULE` (2,000, requests added one at a time through each API).
+/// `OPENUN_BENCH_SCHEDULE` (2,000, requests added one at a time through each API), `OPENUN_BENCH_BATCH` (100,000,
+/// requests added in batches through each API).
 @Suite(
     "Server mode benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil),
     .timeLimit(.minutes(60)))
@@ -38,6 +40,7 @@ struct ServerBenchmark {
         let pendingCount = Self.size("OPENUN_BENCH_PENDING", 100_000)
         let burst = Self.size("OPENUN_BENCH_BURST", 2_000)
         let oneByOne = Self.size("OPENUN_BENCH_SCHEDULE", 2_000)
+        let batched = Self.size("OPENUN_BENCH_BATCH", 100_000)
         let side = try await DeviceSide()
         defer { side.removeFiles() }
         let configuration = try await freshDatabase()
@@ -114,6 +117,44 @@ struct ServerBenchmark {
                 "schedule one at a time, HTTP API (one POST each, AsyncHTTPClient over TCP)",
                 "\(Format.count(Int(httpRate)))/s", "raw \(Format.count(Int(rawRate)))/s",
                 String(format: "x%.3f of raw", httpRate / rawRate))
+
+            // In batches: the same daily 9:00 floating requests, `batched` of them over every device, through
+            // DeviceScheduler.schedule(_:) (one call; chunks of 1,000 inside), then through POST /v1/request-batches
+            // (1,000 per call, one call after the other).
+            started = clock.now
+            let swiftFailures = await api.schedule(
+                (0..<batched).map { index in
+                    DeviceRequest(
+                        deviceID: devices[index % deviceCount].id,
+                        spec: RequestSpec(
+                            identifier: "swift-batch-\(index)", content: Self.content("daily"), trigger: nine))
+                })
+            let swiftBatchRate = Double(batched) / (clock.now - started).seconds
+            #expect(swiftFailures.isEmpty, "a batch failed in part: the figure would not be of \(batched) requests")
+            row(
+                "schedule in batches, Swift API (DeviceScheduler.schedule(_:), one call of \(Format.count(batched))), "
+                    + "daily 9:00 in the device's zone",
+                "\(Format.count(Int(swiftBatchRate)))/s", "raw \(Format.count(Int(rawRate)))/s",
+                String(
+                    format: "x%.3f of raw (x%.0f one at a time)", swiftBatchRate / rawRate, swiftBatchRate / swiftRate))
+            let httpBatchRate = try await Application(router: server.router()).test(.ahc(.http)) { client in
+                let started = clock.now
+                for start in stride(from: 0, to: batched, by: 1_000) {
+                    let items = (start..<min(batched, start + 1_000)).map { index in
+                        #"{"device":"\#(devices[index % deviceCount].id)","request":{"identifier":"http-batch-\#(index)","title":"daily","trigger":{"calendar":{"hour":9},"repeats":true}}}"#
+                    }
+                    let response = try await client.execute(
+                        uri: "/v1/request-batches", method: .post,
+                        headers: [.authorization: "Bearer bench-token-0123456789", .contentType: "application/json"],
+                        body: ByteBuffer(string: #"{"requests":[\#(items.joined(separator: ","))]}"#))
+                    #expect(response.status == .ok)
+                }
+                return Double(batched) / (clock.now - started).seconds
+            }
+            row(
+                "schedule in batches, HTTP API (POST /v1/request-batches, 1,000 per call, AsyncHTTPClient over TCP)",
+                "\(Format.count(Int(httpBatchRate)))/s", "raw \(Format.count(Int(rawRate)))/s",
+                String(format: "x%.3f of raw (x%.0f one at a time)", httpBatchRate / rawRate, httpBatchRate / httpRate))
 
             // 2. Bursts: `burst` requests due at one instant, for as many devices, with everything above pending;
             // the endpoint answers after 20 ms, as Apple's would from afar.

@@ -27,6 +27,7 @@ import ServiceLifecycle
 /// | `GET /v1/devices/{id}/requests` | the device's pending requests |
 /// | `DELETE /v1/devices/{id}/requests/{identifier}` | cancels one |
 /// | `POST /v1/requests` | schedules one request for many devices |
+/// | `POST /v1/request-batches` | schedules many requests, each for its device |
 ///
 /// The push service's routes (audiences, device checks, tag expressions) are added from `ServerAPI+Push.swift`
 /// (docs/push-service.md), and its statistics pages for a browser (`/center`, HTML, with the web center's access
@@ -183,6 +184,21 @@ public struct ServerAPI: Sendable {
                 failures.isEmpty ? .ok : HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"),
                 ["scheduled": scheduled, "failed": failed])
         }
+        router.post("/v1/request-batches") { request, _ in
+            let object = try await body(request, limit: configuration.maximumBatchBodySize)
+            let requests = try ServerAPIJSON.deviceRequests(object, limit: configuration.maximumBatchCount)
+            let failures = await devices.schedule(requests)
+            let failed: [[String: Any]] = failures.keys.sorted().map { index in
+                let answer = Self.apiError(failures[index]!)
+                return [
+                    "index": index, "device": requests[index].deviceID, "identifier": requests[index].spec.identifier,
+                    "reason": answer.reason, "detail": answer.detail,
+                ]
+            }
+            return Self.json(
+                failures.isEmpty ? .ok : HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"),
+                ["scheduled": requests.count - failures.count, "failed": failed])
+        }
         addPushRoutes(to: router)
         addCenterRoutes(to: router)
         return router
@@ -221,9 +237,9 @@ public struct ServerAPI: Sendable {
 
     // MARK: - Helpers
 
-    /// The body as a JSON object, refused with 413 beyond ``ServerAPIConfiguration/maximumBodySize``.
-    func body(_ request: Request) async throws -> [String: Any] {
-        let limit = configuration.maximumBodySize
+    /// The body as a JSON object, refused with 413 beyond `limit` (by default ``ServerAPIConfiguration/maximumBodySize``).
+    func body(_ request: Request, limit: Int? = nil) async throws -> [String: Any] {
+        let limit = limit ?? configuration.maximumBodySize
         let tooLarge = ServerAPIError(
             .contentTooLarge, reason: "PayloadTooLarge", detail: "the body is larger than \(limit) bytes")
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }

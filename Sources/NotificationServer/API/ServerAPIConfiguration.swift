@@ -8,14 +8,23 @@ public struct ServerAPIConfiguration: Sendable, Hashable {
     public var allowsRemote: Bool
     /// The largest request body accepted; larger ones get 413. 64 KiB by default.
     public var maximumBodySize: Int
+    /// The largest body of `POST /v1/request-batches`; larger ones get 413. 4 MiB by default.
+    public var maximumBatchBodySize: Int
+    /// The most requests `POST /v1/request-batches` takes in one call; more get 413. 5,000 by default.
+    public var maximumBatchCount: Int
 
-    /// 127.0.0.1:2199 on loopback only, 64 KiB bodies: the defaults of `unotifyd --server`.
-    public init(host: String = "127.0.0.1", port: Int = 2199, allowsRemote: Bool = false, maximumBodySize: Int = 65536)
-    {
+    /// 127.0.0.1:2199 on loopback only, 64 KiB bodies, batches of at most 5,000 requests in 4 MiB: the defaults of
+    /// `unotifyd --server`.
+    public init(
+        host: String = "127.0.0.1", port: Int = 2199, allowsRemote: Bool = false, maximumBodySize: Int = 65536,
+        maximumBatchBodySize: Int = 4 << 20, maximumBatchCount: Int = 5_000
+    ) {
         self.host = host
         self.port = port
         self.allowsRemote = allowsRemote
         self.maximumBodySize = maximumBodySize
+        self.maximumBatchBodySize = maximumBatchBodySize
+        self.maximumBatchCount = maximumBatchCount
     }
 
     /// Whether the host is a loopback address.

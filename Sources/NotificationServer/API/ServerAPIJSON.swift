@@ -38,6 +38,36 @@ enum ServerAPIJSON {
         return object
     }
 
+    /// The requests of `POST /v1/request-batches`: `{"requests": [{"device": "...", "request": {...}}, ...]}`.
+    ///
+    /// - Throws: 400 naming the first field at fault (nothing is scheduled then); 413 `BatchTooLarge` for more than
+    ///   `limit` requests.
+    static func deviceRequests(_ object: [String: Any], limit: Int) throws -> [DeviceRequest] {
+        try refuseUnknown(object, allowed: ["requests"], path: "")
+        guard let items = object["requests"] as? [Any], !items.isEmpty else {
+            throw ServerAPIError.badRequest("requests must be a non-empty array of {\"device\", \"request\"} objects")
+        }
+        guard items.count <= limit else {
+            throw ServerAPIError(
+                .contentTooLarge, reason: "BatchTooLarge",
+                detail: "\(items.count) requests in one call; at most \(limit) are taken")
+        }
+        return try items.enumerated().map { index, item in
+            let path = "requests[\(index)]."
+            guard let item = item as? [String: Any] else {
+                throw ServerAPIError.badRequest("requests[\(index)] must be an object")
+            }
+            try refuseUnknown(item, allowed: ["device", "request"], path: path)
+            guard let device = item["device"] as? String, !device.isEmpty else {
+                throw ServerAPIError.badRequest("\(path)device is required (a non-empty string)")
+            }
+            guard let request = item["request"] as? [String: Any] else {
+                throw ServerAPIError.badRequest("\(path)request must be an object")
+            }
+            return DeviceRequest(deviceID: device, spec: try self.request(request, path: path + "request."))
+        }
+    }
+
     /// A device registration from `PUT /v1/devices/{id}`.
     static func registration(id: String, _ object: [String: Any]) throws -> DeviceRegistration {
         try refuseUnknown(object, allowed: deviceFields, path: "")
