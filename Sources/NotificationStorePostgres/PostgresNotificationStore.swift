@@ -638,6 +638,9 @@ public final class PostgresNotificationStore: NotificationStore {
     ) async throws -> Int64 {
         try await transaction { connection, logger in
             try await Self.lockApps([request.appID], connection, logger)
+            if let recorded = try await self.firedElsewhere(request, history: history, connection, logger) {
+                return recorded
+            }
             switch (nextFireDate, request.isFloating) {
             case (nil, _) where Self.isRepeatingLocation(request):
                 // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
@@ -685,6 +688,43 @@ public final class PostgresNotificationStore: NotificationStore {
                     """, logger: logger)
             }
             return historyID
+        }
+    }
+
+    /// Whether another worker has this fire: it claimed the request after this worker's claim's lease ended (it records
+    /// the fire itself), or it already recorded it. Then this worker records nothing, so a fire is recorded once even
+    /// when a slow worker outlived its lease and the fire was sent twice (at least once delivery, one record).
+    ///
+    /// - Returns: `nil` when this worker should record the fire; otherwise the other worker's history entry, or 0
+    ///   while it has not recorded it yet.
+    private func firedElsewhere(
+        _ request: PendingRequest, history: HistoryEntry, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Int64? {
+        var row: (owner: String?, nextFire: Double?)?
+        for try await (claimOwner, nextFire) in try await connection.query(
+            "SELECT claim_owner, next_fire FROM pending WHERE id = \(request.revision)", logger: logger
+        ).decode((String?, Double?).self) {
+            row = (claimOwner, nextFire)
+        }
+        let due = history.dueDate?.timeIntervalSince1970
+        switch row {
+        case let row? where row.owner != nil && row.owner != owner:
+            return 0
+        case let row? where row.owner != nil || row.nextFire == due || due == nil:
+            return nil
+        default:
+            // Gone, or unclaimed and moved past this fire: another worker completed it (its history has this fire),
+            // or the app removed or replaced the request meanwhile.
+            guard let due else { return nil }
+            for try await id in try await connection.query(
+                """
+                SELECT id FROM history WHERE app = \(request.appID) AND request_identifier = \(history.requestIdentifier)
+                    AND due = \(due) AND outcome = \(history.outcome.rawValue) LIMIT 1
+                """, logger: logger
+            ).decode(Int64.self) {
+                return id
+            }
+            return nil
         }
     }
 

@@ -113,6 +113,46 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test(
+        "a slow worker that outlived its lease and the worker that took the fire over record it once, whichever completes first",
+        arguments: [true, false])
+    func lateCompletionRecordsOnce(slowFirst: Bool) async throws {
+        let configuration = try await freshDatabase()
+        let due = start.addingTimeInterval(10)
+        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "slow") { slow in
+            try await PostgresNotificationStore.withStore(configuration: configuration, owner: "fast") { fast in
+                _ = try await slow.insertPending(request("r", fireIn: 10), cap: nil, at: start)
+                let mine = try #require(
+                    try await slow.claimDue(at: due, leaseUntil: due.addingTimeInterval(8), limit: 10).first)
+                // The slow worker is still sending when its lease ends; the other takes the fire over.
+                let theirs = try #require(
+                    try await fast.claimDue(at: due.addingTimeInterval(9), leaseUntil: due.addingTimeInterval(20), limit: 10)
+                        .first)
+                #expect(theirs.revision == mine.revision)
+                func record(_ store: PostgresNotificationStore, _ request: PendingRequest, at seconds: Double) async throws
+                    -> Int64
+                {
+                    let history = HistoryEntry(
+                        appID: request.appID, requestIdentifier: request.spec.identifier, title: "r", dueDate: due,
+                        actedAt: due.addingTimeInterval(seconds), presenter: "apns", presentation: [.banner],
+                        outcome: .delivered)
+                    return try await store.completeFire(
+                        request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                }
+                if slowFirst {
+                    #expect(try await record(slow, mine, at: 9.5) == 0, "the fire is the other worker's now")
+                    #expect(try await record(fast, theirs, at: 10) > 0)
+                } else {
+                    let recorded = try await record(fast, theirs, at: 10)
+                    #expect(try await record(slow, mine, at: 11) == recorded, "already recorded: the same entry")
+                }
+                let history = try await fast.history(appID: nil, limit: 10)
+                #expect(history.count == 1 && history.first?.outcome == .delivered)
+                #expect(try await fast.pendingCount() == 0)
+            }
+        }
+    }
+
     @Test("workers migrating the same new database at the same time migrate it once")
     func concurrentMigrations() async throws {
         let configuration = try await freshDatabase()
