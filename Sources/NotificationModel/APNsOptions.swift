@@ -25,6 +25,12 @@ public struct APNsOptions: Sendable, Hashable, Codable {
     /// background push: sent with `apns-push-type: background` and priority 5, as APNs requires.
     public var contentAvailable: Bool
 
+    /// Whether a notification with `content` and these options is a background push: `content-available` without a
+    /// title, subtitle or body (no alert, `apns-push-type: background`, priority 5, no default sound).
+    public func isBackgroundPush(_ content: NotificationPayload) -> Bool {
+        contentAvailable && !content.hasVisibleText
+    }
+
     /// The priorities APNs accepts.
     public static let priorities: Set<Int> = [1, 5, 10]
     /// The longest collapse identifier APNs accepts, in UTF-8 bytes.

@@ -82,7 +82,7 @@ public final class APNsPresenter: ConfirmingPresenter {
             // The request's own APNs options first (`RequestSpec.apns`), else the presentation decides.
             let given = notification.request.apns
             // A push that only wakes the app is a background push, which APNs takes at priority 5 only.
-            let background = given?.contentAvailable == true && !notification.request.content.hasVisibleText
+            let background = given?.isBackgroundPush(notification.request.content) == true
             push = APNsNotification(
                 deviceToken: device.token, topic: device.topic, pushType: background ? .background : .alert,
                 priority: background

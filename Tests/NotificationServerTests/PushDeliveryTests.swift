@@ -526,6 +526,9 @@ struct PushDeliveryTests {
             let scrape = try await client.execute(
                 uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(ServerAPITests.token)"], body: nil)
             let metrics = String(buffer: scrape.body)
+            // Per app too: the topic's figures and failures by reason, read at the scrape.
+            #expect(metrics.contains(#"unotify_topic_targeted{topic="com.example.app"} 1.0"# + "\n"), "\(metrics)")
+            #expect(metrics.contains(#"unotify_topic_pending{topic="com.example.app"} 1.0"# + "\n"))
             #expect(metrics.contains(#"unotify_push_targeted{message_id="\#(messageIDs[0])"} 1.0"# + "\n"), "\(metrics)")
             #expect(metrics.contains(#"unotify_push_pending{message_id="\#(messageIDs[0])"} 1.0"# + "\n"))
             #expect(metrics.contains(#"unotify_push_targeted{message_id="\#(messageIDs[1])"} 0.0"# + "\n"))

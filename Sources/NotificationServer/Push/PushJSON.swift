@@ -34,7 +34,7 @@ enum PushJSON {
         }
         let mutableContent = try ServerAPIJSON.boolean(object, "mutableContent", path: path) ?? false
         let contentAvailable = try ServerAPIJSON.boolean(object, "contentAvailable", path: path) ?? false
-        let background = contentAvailable && !content.hasVisibleText
+        let background = APNsOptions(contentAvailable: contentAvailable).isBackgroundPush(content)
         switch try string(object, "sound", path) ?? (background ? "none" : "default") {
         case "none": content.sound = nil
         case "default": content.sound = SoundSpec()
