@@ -109,14 +109,7 @@ struct ContentExtensionAPITests {
         let folder = URL(fileURLWithPath: "/tmp/unotify-cx-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
         let socket = folder.appendingPathComponent("d.sock").path
-        var configuration = DaemonConfiguration(socketPath: socket, storePath: "")
-        configuration.runsEngineLoop = false
-        configuration.locksStore = false
-        configuration.webCenter = WebCenterConfiguration(address: try WebCenterAddress(parsing: "127.0.0.1:0"))
-        let clock = ManualNotificationClock(now: Date(timeIntervalSince1970: 1_767_603_600))
-        let daemon = NotificationDaemon(
-            configuration: configuration, store: try SQLiteNotificationStore(), clock: clock,
-            presenter: RecordingPresenter())
+        let (daemon, clock) = try DaemonWebCenterTests.makeDaemon(socket: socket)
         let running = Task { try await daemon.run() }
         defer { running.cancel() }
         await daemon.waitUntilListening()

@@ -12,13 +12,9 @@ import TestPrograms
 /// The daemon serves the center on a real port, publishes its link beside the socket, and `unotify center` prints it.
 @Suite("Web center in the daemon", .serialized)
 struct DaemonWebCenterTests {
-    @Test(
-        "unotifyd writes the secret (0600) and URL once the center listens; the link works over HTTP; unotify center prints it; stopping ends open event streams and removes the files"
-    )
-    func servesAndPublishes() async throws {
-        let folder = URL(fileURLWithPath: "/tmp/unotify-web-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let socket = folder.appendingPathComponent("run/d.sock").path
+    /// A daemon with its socket at `socket` and the web center on a free loopback port, over an in-memory store, its
+    /// engine loop off and its clock manual.
+    static func makeDaemon(socket: String) throws -> (NotificationDaemon, ManualNotificationClock) {
         var configuration = DaemonConfiguration(socketPath: socket, storePath: "")
         configuration.runsEngineLoop = false
         configuration.locksStore = false
@@ -27,6 +23,17 @@ struct DaemonWebCenterTests {
         let daemon = NotificationDaemon(
             configuration: configuration, store: try SQLiteNotificationStore(), clock: clock,
             presenter: RecordingPresenter())
+        return (daemon, clock)
+    }
+
+    @Test(
+        "unotifyd writes the secret (0600) and URL once the center listens; the link works over HTTP; unotify center prints it; stopping ends open event streams and removes the files"
+    )
+    func servesAndPublishes() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotify-web-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let socket = folder.appendingPathComponent("run/d.sock").path
+        let (daemon, clock) = try Self.makeDaemon(socket: socket)
         try await daemon.scheduler.setAuthorization(appID: "com.example.chat", status: .authorized, options: [.alert])
         var content = NotificationPayload()
         content.title = "Served over real HTTP"
