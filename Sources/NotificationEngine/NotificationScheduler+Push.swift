@@ -271,7 +271,7 @@ extension NotificationScheduler {
         }
         // No pending cap: a push is due at once and never waits behind local requests. Pushes arriving together
         // (many streams of the APNs endpoint) share a transaction.
-        do { _ = try await commits.insert(request, cap: nil) } catch {
+        do { _ = try await commits.insert(request, kind: .init(cap: nil, refusesDenied: false)) } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
         storeDidChange()

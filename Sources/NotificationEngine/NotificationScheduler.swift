@@ -97,17 +97,18 @@ public actor NotificationScheduler {
     /// Adds that arrive together (from several clients of the daemon) share one store transaction and one `fsync`;
     /// each returns once its own request is durable.
     public func add(_ spec: RequestSpec, appID: String) async throws {
-        let state = try await appState(appID: appID)
-        guard state.authorization != .denied else {
-            throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(appID)")
-        }
         try await checkPlannedZone()
         let now = clock.now
         let fireDate = try Self.checkedFirstFireDate(of: spec, at: now, calendar: clock.calendar)
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
         let replaced = await pendingRequests(replacedBy: spec.identifier, appID: appID)
         let discardedByCap: [PendingRequest]
-        do { discardedByCap = try await commits.insert(request, cap: configuration.pendingCap) } catch {
+        do {
+            // The app's authorization is read in the transaction that stores the request.
+            discardedByCap = try await commits.insert(request, kind: .init(cap: configuration.pendingCap, refusesDenied: true))
+        } catch let error as EngineError {
+            throw error
+        } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
         await discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)

@@ -36,6 +36,16 @@ public protocol NotificationStore: Sendable {
     /// - Returns: The requests discarded by the cap (possibly some of the batch's).
     func insertPending(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws -> [PendingRequest]
 
+    /// Adds many requests as ``insertPending(batch:cap:at:)`` does, except those of apps denied notifications
+    /// (``AuthorizationStatus/denied``), which are left out. An implementation reads the apps' authorization in the
+    /// same transaction as it writes: an add then needs no read of its own, and a denial written by another process
+    /// at the same moment is seen either entirely before the add or entirely after it. The default reads
+    /// ``deniedAppIDs(among:)`` first, in a transaction of its own.
+    ///
+    /// - Returns: The requests discarded by the cap, and the apps whose requests were left out.
+    func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws
+        -> PendingBatchInsertion
+
     /// The app's pending requests, oldest first.
     func pendingRequests(appID: String) async throws -> [PendingRequest]
 
@@ -221,6 +231,16 @@ extension NotificationStore {
         try await setMetadata("launch.\(appID)", value)
     }
 
+    /// Reads ``deniedAppIDs(among:)``, then stores the other apps' requests with ``insertPending(batch:cap:at:)``.
+    public func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws
+        -> PendingBatchInsertion
+    {
+        let denied = try await deniedAppIDs(among: requests.map(\.appID))
+        let allowed = denied.isEmpty ? requests : requests.filter { !denied.contains($0.appID) }
+        let discarded = allowed.isEmpty ? [] : try await insertPending(batch: allowed, cap: cap, at: date)
+        return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
+    }
+
     /// Reads each app's state with ``appState(appID:)``, one after the other.
     public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {
         var denied = Set<String>()
@@ -247,6 +267,19 @@ public struct PendingInsertion: Sendable {
     public init(stored: PendingRequest, discarded: [PendingRequest]) {
         self.stored = stored
         self.discarded = discarded
+    }
+}
+
+/// The result of ``NotificationStore/insertPendingOfAllowedApps(batch:cap:at:)``.
+public struct PendingBatchInsertion: Sendable, Equatable {
+    /// The requests the pending cap discarded (possibly some of the batch's).
+    public var discarded: [PendingRequest]
+    /// The apps denied notifications, whose requests were not stored.
+    public var deniedAppIDs: Set<String>
+
+    public init(discarded: [PendingRequest], deniedAppIDs: Set<String>) {
+        self.discarded = discarded
+        self.deniedAppIDs = deniedAppIDs
     }
 }
 

@@ -232,13 +232,36 @@ public final class SQLiteNotificationStore: NotificationStore {
     public func insertPending(batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date) async throws
         -> [PendingRequest]
     {
-        guard !requests.isEmpty else { return [] }
-        // Encoded before the transaction, so the write lock is held for the SQL alone, and on every core; on
-        // Dispatch's threads, so the caller's concurrency pool stays free for what must run on time.
-        let (records, plans) = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try Self.encoded(requests) }) }
-        }
+        try await insert(requests, cap: fallbackCap, at: date, leavingOutDenied: false).discarded
+    }
+
+    /// Reads the apps' authorization in the write transaction itself: an add costs one transaction, no read before it.
+    public func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date)
+        async throws -> PendingBatchInsertion
+    {
+        try await insert(requests, cap: fallbackCap, at: date, leavingOutDenied: true)
+    }
+
+    /// Batches up to this size are encoded on the caller's thread: handing one request to another thread costs more
+    /// than encoding it.
+    private static let inlineEncodingLimit = 32
+
+    private func insert(_ requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, leavingOutDenied: Bool)
+        async throws -> PendingBatchInsertion
+    {
+        guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
+        // Encoded before the transaction, so the write lock is held for the SQL alone; a large batch on every core,
+        // on Dispatch's threads, so the caller's concurrency pool stays free for what must run on time.
+        let (records, plans) =
+            if requests.count <= Self.inlineEncodingLimit {
+                try Self.encoded(requests[...], encoder: JSON.makeEncoder())
+            } else {
+                try await withCheckedThrowingContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(with: Result { try Self.encoded(requests) }) }
+                }
+            }
         return try await write { db in
+            let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
             // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
@@ -248,7 +271,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let plan = try db.cachedStatement(sql: Self.upsertPlan)
-            for (index, record) in records.enumerated() {
+            for (index, record) in records.enumerated() where !denied.contains(record.app) {
                 try insert.execute(arguments: [
                     record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
                     record.calendarKey, record.regionState,
@@ -258,13 +281,23 @@ public final class SQLiteNotificationStore: NotificationStore {
                         arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
                 }
             }
-            guard let cap else { return [] }
+            guard let cap else { return PendingBatchInsertion(discarded: [], deniedAppIDs: denied) }
             var discarded: [PendingRequest] = []
-            for app in Set(records.map(\.app)).sorted() {
+            for app in Set(records.map(\.app)).subtracting(denied).sorted() {
                 discarded += try Self.applyCap(cap, appID: app, at: date, db)
             }
-            return discarded
+            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
         }
+    }
+
+    /// The apps among `appIDs` denied notifications.
+    private static func deniedAppIDs(among appIDs: [String], _ db: Database) throws -> Set<String> {
+        let statement = try db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ? AND authorization = ?")
+        var denied = Set<String>()
+        for appID in Set(appIDs) where try Bool.fetchOne(statement, arguments: [appID, AuthorizationStatus.denied.rawValue]) != nil {
+            denied.insert(appID)
+        }
+        return denied
     }
 
     /// The rows of `requests` and, for floating calendar triggers, their plans' trigger JSON: encoded in chunks
@@ -272,17 +305,10 @@ public final class SQLiteNotificationStore: NotificationStore {
     private static func encoded(_ requests: [PendingRequest]) throws -> ([PendingRecord], [Data?]) {
         let chunk = 2_048
         let chunks = (requests.count + chunk - 1) / chunk
-        let results = Mutex([Int: Result<[(PendingRecord, Data?)], any Error>]())
+        let results = Mutex([Int: Result<([PendingRecord], [Data?]), any Error>]())
         DispatchQueue.concurrentPerform(iterations: chunks) { part in
-            let encoder = JSON.makeEncoder()
             let slice = requests[part * chunk..<min((part + 1) * chunk, requests.count)]
-            let result = Result {
-                try slice.map { request -> (PendingRecord, Data?) in
-                    let record = try PendingRecord(request, encoder: encoder)
-                    guard record.calendarKey != nil else { return (record, nil) }
-                    return (record, try encoder.encode(request.spec.trigger))
-                }
-            }
+            let result = Result { try encoded(slice, encoder: JSON.makeEncoder()) }
             results.withLock { $0[part] = result }
         }
         var records: [PendingRecord] = []
@@ -290,10 +316,25 @@ public final class SQLiteNotificationStore: NotificationStore {
         records.reserveCapacity(requests.count)
         plans.reserveCapacity(requests.count)
         for part in 0..<chunks {
-            for (record, plan) in try results.withLock({ $0[part]! }).get() {
-                records.append(record)
-                plans.append(plan)
-            }
+            let (partRecords, partPlans) = try results.withLock({ $0[part]! }).get()
+            records += partRecords
+            plans += partPlans
+        }
+        return (records, plans)
+    }
+
+    /// The rows of `requests` and their plans' trigger JSON, encoded on this thread.
+    private static func encoded(_ requests: ArraySlice<PendingRequest>, encoder: JSONEncoder) throws
+        -> ([PendingRecord], [Data?])
+    {
+        var records: [PendingRecord] = []
+        var plans: [Data?] = []
+        records.reserveCapacity(requests.count)
+        plans.reserveCapacity(requests.count)
+        for request in requests {
+            let record = try PendingRecord(request, encoder: encoder)
+            records.append(record)
+            plans.append(record.calendarKey == nil ? nil : try encoder.encode(request.spec.trigger))
         }
         return (records, plans)
     }

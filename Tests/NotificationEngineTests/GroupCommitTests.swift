@@ -15,7 +15,9 @@ struct GroupCommitTests {
         let releaseFirst = DispatchSemaphore(value: 0)
         let failing = Mutex<Set<String>>([])
 
-        func write(_ requests: [PendingRequest], cap: Int? = nil) async throws -> [PendingRequest] {
+        let denied = Mutex<Set<String>>([])
+
+        func write(_ requests: [PendingRequest], kind: GroupCommit.Kind) async throws -> PendingBatchInsertion {
             let isFirst = batches.withLock { batches in
                 batches.append(requests.map(\.identifier))
                 return batches.count == 1
@@ -28,9 +30,15 @@ struct GroupCommitTests {
             if requests.contains(where: { failing.withLock { $0 }.contains($0.identifier) }) {
                 throw EngineError(.storeFailure, "disk full")
             }
-            return requests.filter { $0.identifier.hasPrefix("drop") }
+            let denied = kind.refusesDenied ? denied.withLock { $0 }.intersection(requests.map(\.appID)) : []
+            let discarded = requests.filter { $0.identifier.hasPrefix("drop") && !denied.contains($0.appID) }
+            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
         }
     }
+
+    /// An add's kind (a cap, denied apps refused) and a push's (neither).
+    static let add = GroupCommit.Kind(cap: 64, refusesDenied: true)
+    static let push = GroupCommit.Kind(cap: nil, refusesDenied: false)
 
     static func request(_ id: String, app: String = "com.example.app") -> PendingRequest {
         PendingRequest(
@@ -41,13 +49,13 @@ struct GroupCommitTests {
     @Test("while one transaction is written, 20 adds wait and then share one; each returns after its own commit")
     func sharesTransactions() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try await writer.write($0, cap: $1) }
-        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
+        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
         let returned = Counter()
         let others = (1...20).map { index in
             Task {
-                let result = try await commit.insert(Self.request("r\(index)"), cap: 64)
+                let result = try await commit.insert(Self.request("r\(index)"), kind: Self.add)
                 returned.increment()
                 return result
             }
@@ -69,31 +77,31 @@ struct GroupCommitTests {
     func failure() async throws {
         let writer = Writer()
         writer.failing.withLock { $0 = ["bad"] }
-        let commit = GroupCommit { try await writer.write($0, cap: $1) }
-        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
+        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
-        let bad = Task { try await commit.insert(Self.request("bad"), cap: 64) }
-        let sharing = Task { try await commit.insert(Self.request("shares-with-bad"), cap: 64) }
+        let bad = Task { try await commit.insert(Self.request("bad"), kind: Self.add) }
+        let sharing = Task { try await commit.insert(Self.request("shares-with-bad"), kind: Self.add) }
         for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
         writer.releaseFirst.signal()
         _ = try await first.value
         await #expect(throws: EngineError.self) { try await bad.value }
         await #expect(throws: EngineError.self) { try await sharing.value }
-        _ = try await commit.insert(Self.request("after"), cap: 64)
+        _ = try await commit.insert(Self.request("after"), kind: Self.add)
         #expect(writer.batches.withLock { $0 }.last == ["after"])
     }
 
     @Test("adds with another cap (a push's none) wait for a transaction of their own, in arrival order")
     func separateCaps() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try await writer.write($0, cap: $1) }
-        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
+        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
-        let a = Task { try await commit.insert(Self.request("add-1"), cap: 64) }
+        let a = Task { try await commit.insert(Self.request("add-1"), kind: Self.add) }
         for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
-        let push = Task { try await commit.insert(Self.request("push"), cap: nil) }
+        let push = Task { try await commit.insert(Self.request("push"), kind: Self.push) }
         for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        let b = Task { try await commit.insert(Self.request("add-2"), cap: 64) }
+        let b = Task { try await commit.insert(Self.request("add-2"), kind: Self.add) }
         for _ in 0..<2_000 where commit.waitingCount < 3 { try await Task.sleep(for: .milliseconds(1)) }
         writer.releaseFirst.signal()
         for task in [first, a, push, b] { _ = try await task.value }
@@ -103,20 +111,42 @@ struct GroupCommitTests {
     @Test("the cap's discards of an app go to the app's last add in the transaction, once")
     func discardsOnce() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try await writer.write($0, cap: $1) }
-        let first = Task { try await commit.insert(Self.request("first"), cap: 64) }
+        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
-        let a1 = Task { try await commit.insert(Self.request("drop-a", app: "a"), cap: 64) }
+        let a1 = Task { try await commit.insert(Self.request("drop-a", app: "a"), kind: Self.add) }
         for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
-        let a2 = Task { try await commit.insert(Self.request("keep-a", app: "a"), cap: 64) }
+        let a2 = Task { try await commit.insert(Self.request("keep-a", app: "a"), kind: Self.add) }
         for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
-        let b = Task { try await commit.insert(Self.request("drop-b", app: "b"), cap: 64) }
+        let b = Task { try await commit.insert(Self.request("drop-b", app: "b"), kind: Self.add) }
         for _ in 0..<2_000 where commit.waitingCount < 3 { try await Task.sleep(for: .milliseconds(1)) }
         writer.releaseFirst.signal()
         _ = try await first.value
         #expect(try await a1.value.isEmpty)
         #expect(try await a2.value.map(\.identifier) == ["drop-a"])
         #expect(try await b.value.map(\.identifier) == ["drop-b"])
+    }
+
+    @Test("an add of a denied app is refused in the transaction it shares, and the others in it are stored")
+    func deniedInSharedTransaction() async throws {
+        let writer = Writer()
+        writer.denied.withLock { $0 = ["denied"] }
+        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
+        await offPool { writer.firstStarted.wait() }
+        let refused = Task { try await commit.insert(Self.request("no", app: "denied"), kind: Self.add) }
+        for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let allowed = Task { try await commit.insert(Self.request("yes", app: "allowed"), kind: Self.add) }
+        for _ in 0..<2_000 where commit.waitingCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        writer.releaseFirst.signal()
+        _ = try await first.value
+        let error = await #expect(throws: EngineError.self) { try await refused.value }
+        #expect(error?.code == .notificationsNotAllowed)
+        _ = try await allowed.value
+        #expect(writer.batches.withLock { $0 }.last.map { Set($0) } == Set(["no", "yes"]))
+        // A lone add (its own transaction, no hand-over) is refused the same way; a push of the app is not checked.
+        await #expect(throws: EngineError.self) { try await commit.insert(Self.request("alone", app: "denied"), kind: Self.add) }
+        _ = try await commit.insert(Self.request("push", app: "denied"), kind: Self.push)
     }
 }
 

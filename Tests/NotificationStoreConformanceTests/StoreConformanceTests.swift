@@ -246,6 +246,29 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "a batch of allowed apps leaves out the denied apps' requests, in the same transaction, and caps the rest",
+        arguments: StoreKind.allCases)
+    func batchOfAllowedApps(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let denied = "com.example.denied"
+            try await store.saveAppState(AppState(appID: denied, authorization: .denied))
+            try await store.saveAppState(AppState(appID: app, authorization: .authorized))
+            _ = try await store.insertPending(request("x", fireIn: 5), cap: nil, at: start)
+            let inserted = try await store.insertPendingOfAllowedApps(
+                batch: [
+                    request("a", fireIn: 10), request("d", fireIn: 1, app: denied), request("b", fireIn: 20),
+                    request("o", fireIn: 1, app: "com.example.never-asked"),
+                ], cap: 2, at: start)
+            #expect(inserted.deniedAppIDs == [denied])
+            #expect(inserted.discarded.map(\.identifier) == ["b"])
+            #expect(try await store.pendingRequests(appID: app).map(\.identifier) == ["x", "a"])
+            #expect(try await store.pendingCounts() == [app: 2, "com.example.never-asked": 1])
+            let none = try await store.insertPendingOfAllowedApps(batch: [], cap: 2, at: start)
+            #expect(none == PendingBatchInsertion(discarded: [], deniedAppIDs: []))
+        }
+    }
+
+    @Test(
         "floating requests of a batch share one plan per app and components, at the soonest instant; an undated one leaves it undated",
         arguments: StoreKind.allCases)
     func batchPlans(kind: StoreKind) async throws {
