@@ -37,7 +37,11 @@ public actor DaemonConnection {
     private var state = State.disconnected
     private var generation: UInt64 = 0
     private var nextRequestID: UInt64 = 1
-    private var waiting: [UInt64: CheckedContinuation<WireReply, any Error>] = [:]
+    /// Requests waiting for their reply, and when each stops waiting.
+    private var waiting: [UInt64: (continuation: CheckedContinuation<WireReply, any Error>, deadline: ContinuousClock.Instant)] = [:]
+    /// Fails the requests whose reply did not come in time; runs only while requests wait (one timer for all of them,
+    /// not one per request).
+    private var replyWatch: Task<Void, Never>?
     private var welcome: CheckedContinuation<Void, any Error>?
     private var foreground: (any ForegroundApp)?
     private var remoteReceiver: (any RemoteNotificationReceiver)?
@@ -74,14 +78,9 @@ public actor DaemonConnection {
         } catch {
             throw EngineError(.invalidArgument, "the request cannot be sent to unotifyd: \(error)")
         }
-        let timer = Task { [replyTimeout] in
-            try await Task.sleep(for: replyTimeout)
-            self.timedOut(id)
-        }
-        defer { timer.cancel() }
         do {
             return try await withCheckedThrowingContinuation { continuation in
-                waiting[id] = continuation
+                wait(id, continuation)
                 link.outgoing.yield(.encoded(frame))
             }
         } catch let failure as WireFailure {
@@ -192,7 +191,7 @@ public actor DaemonConnection {
         let id = nextRequestID
         nextRequestID += 1
         _ = try await withCheckedThrowingContinuation { continuation in
-            waiting[id] = continuation
+            wait(id, continuation)
             link.outgoing.yield(.message(.request(id: id, request)))
         }
     }
@@ -270,9 +269,9 @@ public actor DaemonConnection {
             welcome?.resume()
             welcome = nil
         case .reply(let id, let reply):
-            waiting.removeValue(forKey: id)?.resume(returning: reply)
+            waiting.removeValue(forKey: id)?.continuation.resume(returning: reply)
         case .failure(let id?, let failure):
-            waiting.removeValue(forKey: id)?.resume(throwing: failure)
+            waiting.removeValue(forKey: id)?.continuation.resume(throwing: failure)
         case .failure(nil, let failure):
             welcome?.resume(throwing: failure)
             welcome = nil
@@ -351,9 +350,26 @@ public actor DaemonConnection {
         if hasAttachments, reconnecting == nil { reconnecting = Task { await self.reconnect() } }
     }
 
+    /// Registers a request waiting for its reply, and makes sure a timer watches it.
+    private func wait(_ id: UInt64, _ continuation: CheckedContinuation<WireReply, any Error>) {
+        waiting[id] = (continuation, ContinuousClock.now.advanced(by: replyTimeout))
+        if replyWatch == nil { replyWatch = Task { await self.watchReplies() } }
+    }
+
+    /// Sleeps until the earliest deadline of a waiting request, fails the requests past theirs, and goes on until no
+    /// request waits. Every request has the same timeout, so a request sent later never has an earlier deadline.
+    private func watchReplies() async {
+        while let earliest = waiting.values.lazy.map(\.deadline).min() {
+            try? await Task.sleep(until: earliest, clock: .continuous)
+            let now = ContinuousClock.now
+            for (id, entry) in waiting where entry.deadline <= now { timedOut(id) }
+        }
+        replyWatch = nil
+    }
+
     /// The request's reply did not come in time: it fails (a late reply finds no one waiting and is dropped).
     private func timedOut(_ id: UInt64) {
-        waiting.removeValue(forKey: id)?.resume(
+        waiting.removeValue(forKey: id)?.continuation.resume(
             throwing: WireFailure(
                 code: EngineError.Code.unavailable.name,
                 message: "unotifyd at \(socketPath) did not answer within \(replyTimeout.formatted(.units(allowed: [.seconds])))"))
@@ -372,7 +388,7 @@ public actor DaemonConnection {
     private func failAll(_ failure: WireFailure) {
         let all = waiting
         waiting.removeAll()
-        for continuation in all.values { continuation.resume(throwing: failure) }
+        for entry in all.values { entry.continuation.resume(throwing: failure) }
     }
 
     /// Keeps trying to come back while anything is attached (backing off up to 5 s).

@@ -59,8 +59,21 @@ extension NotificationScheduler {
         var name = appID.replacingOccurrences(of: "/", with: "_")  // as the app side names the folder
         while name.hasPrefix(".") { name = "_" + name.dropFirst() }
         let folder = URL(fileURLWithPath: root).appendingPathComponent(name.isEmpty ? "_" : name)
-        let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        return !(entries ?? []).isEmpty
+        return Self.hasEntries(folder.path)
+    }
+
+    /// Whether the folder at `path` exists and holds anything: every add asks, so this reads no more of the folder
+    /// than its first entry (Foundation's listing of the whole folder cost more than the rest of an add's checks).
+    private static func hasEntries(_ path: String) -> Bool {
+        guard let directory = opendir(path) else { return false }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let isDotOrDotDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
+                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
+            }
+            if !isDotOrDotDot { return true }
+        }
+        return false
     }
 
     /// Every attachment path the app's pending requests, delivered notifications and queued responses name.
