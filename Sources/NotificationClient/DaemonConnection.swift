@@ -20,15 +20,13 @@ public actor DaemonConnection {
         case connected(Link)
     }
 
-    /// What goes out: a message, or a request already encoded (so that its encoding failed its caller alone).
-    private enum Frame: Sendable {
-        case message(ClientMessage)
-        case encoded(Data)
-    }
-
     /// A live connection: where frames go.
     private struct Link {
-        var outgoing: AsyncStream<Frame>.Continuation
+        /// The writer task's queue: the hello and the answers to the daemon's events.
+        var outgoing: AsyncStream<ClientMessage>.Continuation
+        /// The socket: requests are written to it directly, which spares each request a hand-over to the writer task
+        /// (requests need no back-pressure here: each waits for its reply, and the daemon reads at most a few ahead).
+        var channel: any Channel
         var generation: UInt64
     }
 
@@ -81,7 +79,7 @@ public actor DaemonConnection {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 wait(id, continuation)
-                link.outgoing.yield(.encoded(frame))
+                link.channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
             }
         } catch let failure as WireFailure {
             throw EngineError(EngineError.Code(name: failure.code) ?? .invalidArgument, failure.message)
@@ -190,9 +188,10 @@ public actor DaemonConnection {
     private func sendAttach(_ request: WireRequest, _ link: Link) async throws {
         let id = nextRequestID
         nextRequestID += 1
+        let frame = try WireProtocol.encode(ClientMessage.request(id: id, request))
         _ = try await withCheckedThrowingContinuation { continuation in
             wait(id, continuation)
-            link.outgoing.yield(.message(.request(id: id, request)))
+            link.channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
         }
     }
 
@@ -205,8 +204,8 @@ public actor DaemonConnection {
                     try channel.wrappedForWireProtocol(maximumMessageSize: WireProtocol.maximumReplySize)
                 }
             }
-        let (outgoing, sink) = AsyncStream<Frame>.makeStream()
-        let link = Link(outgoing: sink, generation: generation)
+        let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
+        let link = Link(outgoing: sink, channel: channel.channel, generation: generation)
         Task { await self.pump(channel, outgoing: outgoing, generation: generation) }
         let timer = Task { [replyTimeout] in
             try await Task.sleep(for: replyTimeout)
@@ -216,7 +215,7 @@ public actor DaemonConnection {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 welcome = continuation
-                sink.yield(.message(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier))))
+                sink.yield(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier)))
             }
         } catch {
             sink.finish()
@@ -228,21 +227,15 @@ public actor DaemonConnection {
 
     /// Runs the connection until it closes, then fails what waits on it.
     private nonisolated func pump(
-        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, outgoing: AsyncStream<Frame>, generation: UInt64
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, outgoing: AsyncStream<ClientMessage>, generation: UInt64
     ) async {
         do {
             try await channel.executeThenClose { inbound, outbound in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await frame in outgoing {
-                            let bytes: Data
-                            switch frame {
-                            case .encoded(let data): bytes = data
-                            case .message(let message):
-                                // An answer the wire cannot carry is dropped; the daemon's own deadline covers it.
-                                guard let data = try? WireProtocol.encode(message) else { continue }
-                                bytes = data
-                            }
+                        for await message in outgoing {
+                            // An answer the wire cannot carry is dropped; the daemon's own deadline covers it.
+                            guard let bytes = try? WireProtocol.encode(message) else { continue }
                             try await outbound.write(ByteBuffer(bytes: bytes))
                         }
                         // The stream ends only when the app closes the connection (`close()`): close the socket, so
@@ -336,7 +329,7 @@ public actor DaemonConnection {
     }
 
     private func send(_ message: ClientMessage) {
-        if case .connected(let link) = state { link.outgoing.yield(.message(message)) }
+        if case .connected(let link) = state { link.outgoing.yield(message) }
     }
 
     private func lost(generation: UInt64) {
