@@ -445,8 +445,9 @@ public actor NotificationDaemon {
         return true
     }
 
-    /// Runs one request for the session's app.
-    private func handle(_ request: WireRequest, id: UInt64, session: DaemonSession) async -> ServerMessage {
+    /// Runs one request for the session's app, off the daemon's actor: a request needs none of the actor's state (the
+    /// status reply awaits it), so the worker's task goes from the socket to the engine without a stop on the way.
+    private nonisolated func handle(_ request: WireRequest, id: UInt64, session: DaemonSession) async -> ServerMessage {
         guard let app = session.appID else { return .failure(id: id, WireFailure(code: "malformed", message: "hello first")) }
         do {
             return .reply(id: id, try await perform(request, app: app, session: session))
@@ -457,7 +458,7 @@ public actor NotificationDaemon {
         }
     }
 
-    private func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws -> WireReply {
+    private nonisolated func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws -> WireReply {
         switch request {
         case .add(let spec):
             try await scheduler.add(spec, appID: app)
