@@ -35,8 +35,11 @@ public actor DaemonConnection {
     private var state = State.disconnected
     private var generation: UInt64 = 0
     private var nextRequestID: UInt64 = 1
-    /// Requests waiting for their reply, and when each stops waiting.
-    private var waiting: [UInt64: (continuation: CheckedContinuation<WireReply, any Error>, deadline: ContinuousClock.Instant)] = [:]
+    /// A request waiting for its reply, and when it stops waiting.
+    private typealias Waiting = (
+        continuation: CheckedContinuation<WireReply, any Error>, deadline: ContinuousClock.Instant
+    )
+    private var waiting: [UInt64: Waiting] = [:]
     /// Fails the requests whose reply did not come in time; runs only while requests wait (one timer for all of them,
     /// not one per request).
     private var replyWatch: Task<Void, Never>?

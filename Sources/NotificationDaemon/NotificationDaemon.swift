@@ -458,7 +458,9 @@ public actor NotificationDaemon {
         }
     }
 
-    private nonisolated func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws -> WireReply {
+    private nonisolated func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws
+        -> WireReply
+    {
         switch request {
         case .add(let spec):
             try await scheduler.add(spec, appID: app)

@@ -105,7 +105,8 @@ public actor NotificationScheduler {
         let discardedByCap: [PendingRequest]
         do {
             // The app's authorization is read in the transaction that stores the request.
-            discardedByCap = try await commits.insert(request, kind: .init(cap: configuration.pendingCap, refusesDenied: true))
+            let kind = GroupCommit.Kind(cap: configuration.pendingCap, refusesDenied: true)
+            discardedByCap = try await commits.insert(request, kind: kind)
         } catch let error as EngineError {
             throw error
         } catch {

@@ -294,8 +294,9 @@ public final class SQLiteNotificationStore: NotificationStore {
     private static func deniedAppIDs(among appIDs: [String], _ db: Database) throws -> Set<String> {
         let statement = try db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ? AND authorization = ?")
         var denied = Set<String>()
-        for appID in Set(appIDs) where try Bool.fetchOne(statement, arguments: [appID, AuthorizationStatus.denied.rawValue]) != nil {
-            denied.insert(appID)
+        for appID in Set(appIDs) {
+            let arguments: StatementArguments = [appID, AuthorizationStatus.denied.rawValue]
+            if try Bool.fetchOne(statement, arguments: arguments) != nil { denied.insert(appID) }
         }
         return denied
     }

@@ -145,7 +145,9 @@ struct GroupCommitTests {
         _ = try await allowed.value
         #expect(writer.batches.withLock { $0 }.last.map { Set($0) } == Set(["no", "yes"]))
         // A lone add (a transaction of its own) is refused the same way; a push of the app is not checked.
-        await #expect(throws: EngineError.self) { try await commit.insert(Self.request("alone", app: "denied"), kind: Self.add) }
+        await #expect(throws: EngineError.self) {
+            try await commit.insert(Self.request("alone", app: "denied"), kind: Self.add)
+        }
         _ = try await commit.insert(Self.request("push", app: "denied"), kind: Self.push)
     }
 }
