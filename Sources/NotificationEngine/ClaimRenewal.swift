@@ -110,7 +110,10 @@ final class ClaimRenewal: Sendable {
                 renewed = try await store.renewClaims(revisions: revisions, leaseUntil: leaseUntil)
             } catch {
                 logger.error(
-                    "could not renew claims; unless a later renewal succeeds in time they expire and another engine delivers them again",
+                    """
+                    could not renew claims; unless a later renewal succeeds in time they expire and another engine \
+                    delivers them again
+                    """,
                     metadata: ["count": "\(revisions.count)", "error": "\(error)"])
                 continue
             }

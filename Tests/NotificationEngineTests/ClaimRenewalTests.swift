@@ -28,7 +28,9 @@ struct ClaimRenewalTests {
         let store = try SQLiteNotificationStore(path: folder.appendingPathComponent("store.sqlite").path)
         var configuration = EngineConfiguration(pendingCap: nil, claimLease: lease)
         configuration.claimAhead = 0
-        return (NotificationScheduler(store: store, clock: clock, presenter: presenter, configuration: configuration), store)
+        let engine = NotificationScheduler(
+            store: store, clock: clock, presenter: presenter, configuration: configuration)
+        return (engine, store)
     }
 
     /// Yields until `condition` holds (the suite's time limit ends a test that would wait forever).
@@ -42,11 +44,13 @@ struct ClaimRenewalTests {
         return abs(next.timeIntervalSince(date)) < 0.001
     }
 
-    /// Adds "tea" due in 10 s through `engine`, moves the clock to its instant and starts delivering it in a task of its
-    /// own; returns once the presenter has it and the claim's renewal sleeps on the clock.
+    /// Adds "tea" due in 10 s through `engine`, moves the clock to its instant and starts delivering it in a task of
+    /// its own; returns once the presenter has it and the claim's renewal sleeps on the clock.
     func startDelivering(_ engine: NotificationScheduler, gate: GatePresenter) async throws -> Task<Int, Never> {
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert, .sound])
-        try await engine.add(RequestSpec(identifier: "tea", content: NotificationPayload(), trigger: .timeInterval(10, repeats: false)), appID: app)
+        let tea = RequestSpec(
+            identifier: "tea", content: NotificationPayload(), trigger: .timeInterval(10, repeats: false))
+        try await engine.add(tea, appID: app)
         clock.advance(by: 10)
         let delivering = Task { await engine.deliverDue() }
         await waitUntil { gate.started == ["tea"] && clock.sleeperCount == 1 }

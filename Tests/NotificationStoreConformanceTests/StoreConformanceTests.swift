@@ -118,7 +118,8 @@ struct StoreConformanceTests {
             let revision = Dictionary(uniqueKeysWithValues: claimed.map { ($0.identifier, $0.revision) })
             try #require(revision.count == 3)
             let done = try #require(claimed.first { $0.identifier == "done" })
-            try await store.completeFire(done, nextFireDate: nil, delivered: nil, history: history(done, at: due), badge: nil)
+            try await store.completeFire(
+                done, nextFireDate: nil, delivered: nil, history: history(done, at: due), badge: nil)
             try await store.releaseClaims(revisions: [revision["released"]!])
             #expect(try await store.renewClaims(revisions: [], leaseUntil: due.addingTimeInterval(100)).isEmpty)
             let renewed = try await store.renewClaims(
@@ -133,11 +134,13 @@ struct StoreConformanceTests {
                 try await store.renewClaims(revisions: [revision["held"]!], leaseUntil: due.addingTimeInterval(20))
                     == [revision["held"]!])
             #expect(
-                try await store.claimDue(at: due.addingTimeInterval(99), leaseUntil: due.addingTimeInterval(160), limit: 10)
-                    .isEmpty)
+                try await store.claimDue(
+                    at: due.addingTimeInterval(99), leaseUntil: due.addingTimeInterval(160), limit: 10
+                ).isEmpty)
             #expect(
-                try await store.claimDue(at: due.addingTimeInterval(100), leaseUntil: due.addingTimeInterval(160), limit: 10)
-                    .map(\.identifier) == ["held"])
+                try await store.claimDue(
+                    at: due.addingTimeInterval(100), leaseUntil: due.addingTimeInterval(160), limit: 10
+                ).map(\.identifier) == ["held"])
         }
     }
 
@@ -152,8 +155,9 @@ struct StoreConformanceTests {
                 revisions: claimed.map(\.revision), leaseUntil: due.addingTimeInterval(130))
             #expect(renewed == claimed.map(\.revision))
             #expect(
-                try await store.claimDue(at: due.addingTimeInterval(70), leaseUntil: due.addingTimeInterval(130), limit: 10)
-                    .isEmpty)
+                try await store.claimDue(
+                    at: due.addingTimeInterval(70), leaseUntil: due.addingTimeInterval(130), limit: 10
+                ).isEmpty)
             #expect(try await store.claimedFireDates(revisions: renewed) == [renewed[0]: due])
         }
     }

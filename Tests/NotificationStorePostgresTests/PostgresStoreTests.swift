@@ -170,10 +170,11 @@ struct PostgresStoreTests {
                 let taken = try #require(theirs.first?.revision)
                 let kept = try #require(revision.values.first { $0 != taken })
                 #expect(
-                    try await slow.renewClaims(revisions: Array(revision.values), leaseUntil: due.addingTimeInterval(40))
-                        == [kept])
+                    try await slow.renewClaims(
+                        revisions: Array(revision.values), leaseUntil: due.addingTimeInterval(40)) == [kept])
                 // The taken row keeps the other worker's lease; only its owner renews it.
-                #expect(try await fast.renewClaims(revisions: [taken, kept], leaseUntil: due.addingTimeInterval(50)) == [taken])
+                #expect(
+                    try await fast.renewClaims(revisions: [taken, kept], leaseUntil: due.addingTimeInterval(50)) == [taken])
                 #expect(try await fast.claimedFireDates(revisions: [taken, kept]) == [taken: due])
                 #expect(try await slow.claimedFireDates(revisions: [taken, kept]) == [kept: due])
                 #expect(try await fast.nextWakeDate() == due.addingTimeInterval(40))
