@@ -181,8 +181,8 @@ public struct DaemonOptions: ParsableArguments {
     var providerTrustRoots: String?
 
     /// With `--server`: seconds a worker's claim on a due request lasts (the engine's `claimLease`, 60 by default).
-    /// Hidden: a shorter lease brings a killed worker's claims back sooner but risks a slow worker's fires being sent
-    /// twice; the crash tests use it (docs/server-mode.md, "What a crash costs").
+    /// Hidden: a shorter lease brings a killed worker's claims back sooner (a live worker renews its claims every third
+    /// of it); the crash tests use it (docs/server-mode.md, "What a crash costs").
     @Option(name: .customLong("claim-lease"), help: .hidden)
     var claimLease: Double?
 

@@ -21,8 +21,9 @@ public struct DaemonServerMode: Sendable {
     /// The HTTP JSON API served beside the worker (`--api-address`, `--api-token-file`); `nil` serves none.
     public var api: API?
     /// How long the worker's claims on due requests last, in seconds (`--claim-lease`; the engine's
-    /// ``EngineConfiguration/claimLease``, 60 by default). A killed worker's claims are delivered by the others once
-    /// it ends; a fire still unrecorded when it ends (a slow APNs answer or store) is sent again.
+    /// ``EngineConfiguration/claimLease``, 60 by default). A live worker renews its claims every third of it; a killed
+    /// worker's claims (or those of a worker cut off from the database that long) are delivered by the others once it
+    /// ends.
     public var claimLease: TimeInterval = EngineConfiguration().claimLease
     /// Called with the API's base URL once it listens (tests use it to learn a port the system chose).
     public var onAPIListening: @Sendable (String) async -> Void = { _ in }

@@ -19,7 +19,8 @@ public struct EngineConfiguration: Sendable {
     public var presentationWhenUnanswered: PresentationSet = []
 
     /// How long a claim on a due request lasts before another engine (or this one after a crash) may deliver
-    /// it again.
+    /// it again. A running engine renews the claims it holds every third of this (presenting, retrying, recording), so
+    /// the lease ends only for an engine that died or could not reach its store for that long. 0 or less: no renewal.
     public var claimLease: TimeInterval
 
     /// How many due requests one pass of the loop claims at most (values below 1 count as 1). 256 by default: one

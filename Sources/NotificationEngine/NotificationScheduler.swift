@@ -21,6 +21,8 @@ public actor NotificationScheduler {
     nonisolated let serviceExtensionHost: (any ServiceExtensionHost)?
 
     nonisolated let wake = WakeSignal()
+    /// Renews the claims this engine holds while it works on them (ClaimRenewal.swift).
+    nonisolated let claims: ClaimRenewal
     /// Concurrent adds and pushes share a transaction (GroupCommit.swift).
     let commits: GroupCommit
     private var foregroundApps: [String: any ForegroundApp] = [:]
@@ -85,6 +87,7 @@ public actor NotificationScheduler {
         self.configuration = configuration
         self.logger = logger
         commits = GroupCommit(store: store)
+        claims = ClaimRenewal(store: store, clock: clock, lease: configuration.claimLease, logger: logger)
     }
 
     // MARK: - Requests
@@ -370,6 +373,7 @@ public actor NotificationScheduler {
                 return shown
             }
             claimFailedAt = nil
+            claims.hold(claimed.map(\.revision))
             guard !claimed.isEmpty else {
                 await advanceFloatingPlans(at: now)
                 return shown
@@ -491,6 +495,7 @@ public actor NotificationScheduler {
             return 0
         }
         guard !claimed.isEmpty else { return 0 }
+        claims.hold(claimed.map(\.revision))
         if held.isEmpty { heldCheckedAt = generation }
         held += await prepared(claimed)
         held.sort { ($0.request.nextFireDate ?? now) < ($1.request.nextFireDate ?? now) }
@@ -538,6 +543,8 @@ public actor NotificationScheduler {
             }
         }
         let kept = held.filter { dates[$0.request.revision] == $0.request.nextFireDate }
+        // Released, or no longer this engine's (removed, replaced, taken over): not renewed any more.
+        claims.drop(held.filter { dates[$0.request.revision] != $0.request.nextFireDate }.map(\.request.revision))
         held = await prepared(kept.map(\.request))
         heldCheckedAt = generation
     }
@@ -553,6 +560,7 @@ public actor NotificationScheduler {
         guard !held.isEmpty else { return }
         let revisions = held.map(\.request.revision)
         held = []
+        claims.drop(revisions)
         do { try await store.releaseClaims(revisions: revisions) } catch {
             logger.error("could not release claims; they are delivered again after their lease: \(error)")
         }
@@ -683,6 +691,8 @@ public actor NotificationScheduler {
         var completions: [Completion] = []
         for request in requests {
             let completion = await fire(request, prepared: prepared)
+            // Not renewed any more: its lease ends, then it is presented again.
+            if completion.retryLater { claims.drop([request.revision]) }
             if completion.delivered != nil { shown += 1 }
             if recordEach { record([completion]) } else { completions.append(completion) }
         }
@@ -712,11 +722,13 @@ public actor NotificationScheduler {
 
     /// Records fires in the store, each followed by its badge; then moves on the floating plans whose requests have
     /// all fired now (the loop's own pass may have looked before these fires were recorded).
+    /// A fire's claim is renewed until it is recorded.
     private func finish(_ completions: [Completion]) async {
         for completion in completions where !completion.retryLater {
             await complete(
                 completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
                 badge: completion.badge)
+            claims.drop([completion.request.revision])
             if let badge = completion.badge {
                 await presenter.badgeDidChange(appID: completion.request.appID, count: badge)
             }

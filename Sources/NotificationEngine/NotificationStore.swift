@@ -97,6 +97,26 @@ public protocol NotificationStore: Sendable {
     /// their fire date. Revisions that no longer exist, or that another process claimed, are left alone.
     func releaseClaims(revisions: [Int64]) async throws
 
+    /// Extends this process's claims on the requests with these revisions to at least `leaseUntil`, in one statement:
+    /// what a live engine does while it still holds them (presenting, retrying, recording), so that no other engine
+    /// takes them over while it works.
+    ///
+    /// A claim is renewed only while this process still holds it: a revision completed, released, removed or replaced
+    /// meanwhile is not renewed, and neither is one whose lease ended and that another process (another store
+    /// instance, for PostgreSQL) then claimed. A claim whose lease ended but that nobody took is renewed. A lease
+    /// already ending after `leaseUntil` is kept.
+    ///
+    /// ```swift
+    /// let kept = try await store.renewClaims(revisions: held, leaseUntil: clock.now.addingTimeInterval(60))
+    /// let lost = Set(held).subtracting(kept)  // taken over, or finished meanwhile
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - revisions: The revisions whose claims to renew.
+    ///   - leaseUntil: The new end of their leases.
+    /// - Returns: The revisions whose claims this process still holds, now renewed, in no particular order.
+    func renewClaims(revisions: [Int64], leaseUntil: Date) async throws -> [Int64]
+
     /// Releases the claims of processes that no longer exist (an engine killed while delivering), so their
     /// requests are delivered now rather than when the lease expires.
     /// - Returns: How many claims were released.

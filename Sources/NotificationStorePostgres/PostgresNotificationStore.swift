@@ -626,6 +626,25 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// Renews, in one `UPDATE ... RETURNING`, the claims this store instance (``owner``) holds on these revisions. A
+    /// claim that expired and was then taken by another worker names that worker, so it is not renewed.
+    public func renewClaims(revisions: [Int64], leaseUntil: Date) async throws -> [Int64] {
+        guard !revisions.isEmpty else { return [] }
+        let owner = owner
+        return try await transaction { connection, logger in
+            var renewed: [Int64] = []
+            for try await id in try await connection.query(
+                """
+                UPDATE pending SET claim_until = GREATEST(claim_until, \(leaseUntil.timeIntervalSince1970))
+                WHERE id = ANY(\(revisions)) AND claim_until IS NOT NULL AND claim_owner = \(owner) RETURNING id
+                """, logger: logger
+            ).decode(Int64.self) {
+                renewed.append(id)
+            }
+            return renewed
+        }
+    }
+
     /// Releases nothing and answers 0: whether a worker on another machine still runs cannot be told from here, so
     /// its claims come back to the other workers when their lease ends (``claimDue(at:dueBy:leaseUntil:limit:appID:)``
     /// takes expired claims).

@@ -501,6 +501,21 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
+    /// Renews, in one `UPDATE ... RETURNING`, the claims this process (``processID``) holds on these revisions.
+    public func renewClaims(revisions: [Int64], leaseUntil: Date) async throws -> [Int64] {
+        guard !revisions.isEmpty else { return [] }
+        return try await write { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    UPDATE pending SET claimUntil = MAX(claimUntil, ?)
+                    WHERE id IN (\(databaseQuestionMarks(count: revisions.count))) AND claimUntil IS NOT NULL
+                    AND claimOwner = ? RETURNING id
+                    """,
+                arguments: [leaseUntil.timeIntervalSince1970] + StatementArguments(revisions) + [Self.processID])
+        }
+    }
+
     @discardableResult
     public func completeFire(
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,

@@ -8,7 +8,8 @@ import Testing
 
 /// The loop claims a request `claimAhead` (0.25 s) before its due instant and presents it at the instant. Every step
 /// is driven by a manual clock: the tests wait for the loop to reach a state (asleep on the clock, holding a claim),
-/// never for time to pass.
+/// never for time to pass. While a claim is held, two tasks sleep on the clock: the loop, and the renewal of the claims
+/// (ClaimRenewal, due a third of a lease later).
 @Suite("Claiming ahead of the due instant", .timeLimit(.minutes(1)))
 struct ClaimAheadTests {
     let start = instant("2026-01-05T09:00:00Z")
@@ -37,14 +38,14 @@ struct ClaimAheadTests {
     }
 
     /// Adds "tea" due in 30 s, starts the loop, and moves the clock to 0.25 s before the due instant: the loop has
-    /// claimed the request and sleeps until the instant.
+    /// claimed the request and sleeps until the instant (its claim's renewal sleeps too).
     func holdTea() async throws -> Task<Void, Never> {
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert, .sound, .badge])
         try await engine.add(spec("tea", in: 30), appID: app)
         let loop = Task { await engine.run() }
         await waitUntil { clock.sleeperCount == 1 }
         clock.advance(by: 29.75)
-        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 1 }
+        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 2 }
         return loop
     }
 
@@ -89,7 +90,7 @@ struct ClaimAheadTests {
         await engine.deliverDue()
         #expect(presenter.presentations.isEmpty)
         clock.advance(by: 29.75)  // 0.25 s before the replacement is due: claimed ahead
-        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 1 }
+        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 2 }
         clock.advance(by: 0.25)
         await waitUntil { !presenter.presentations.isEmpty }
         #expect(presenter.presentations.map(\.title) == ["second"])
@@ -107,7 +108,7 @@ struct ClaimAheadTests {
         defer { loop.cancel() }
         await waitUntil { clock.sleeperCount == 1 }
         clock.advance(by: 3_599.75)  // 09:59:59.75 UTC
-        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 1 }
+        await waitUntil { await engine.heldCount == 1 && clock.sleeperCount == 2 }
         clock.setTimeZone(TimeZone(identifier: "Asia/Kolkata")!)  // 10:00 there is 04:30 UTC tomorrow
         try await engine.timeZoneDidChange()
         await waitUntil { await engine.heldCount == 0 && clock.sleeperCount == 1 }
@@ -131,43 +132,21 @@ struct ClaimAheadTests {
         #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10).map(\.identifier) == ["tea"])
     }
 
-    @Test("a claim that is never completed is delivered again after its lease")
+    @Test("a claim whose engine is gone (it never renews it) is delivered again after its lease")
     func neverCompleted() async throws {
-        let stuck = StuckPresenter()
-        let first = NotificationScheduler(
-            store: store, clock: clock, presenter: stuck, configuration: EngineConfiguration(pendingCap: nil))
-        try await first.setAuthorization(appID: app, status: .authorized, options: [.alert])
-        try await first.add(spec("tea", in: 30), appID: app)
-        let loop = Task { await first.run() }
-        defer { loop.cancel() }
-        await waitUntil { clock.sleeperCount == 1 }
+        try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])
+        try await engine.add(spec("tea", in: 30), appID: app)
+        // An engine claimed it ahead, 0.25 s before its instant, then died: nothing renews the claim.
+        let due = start.addingTimeInterval(30)
         clock.advance(by: 29.75)
-        await waitUntil { await first.heldCount == 1 && clock.sleeperCount == 1 }
-        clock.advance(by: 0.25)
-        await waitUntil { stuck.started }
-        // The lease runs from the claim, 0.25 s before the instant: 60.25 s.
-        let second = engine
-        clock.advance(by: 59.5)
-        #expect(await second.deliverDue() == 0)
+        let claimed = try await store.claimDue(
+            at: clock.now, dueBy: due, leaseUntil: due.addingTimeInterval(60), limit: 10, appID: nil)
+        #expect(claimed.map(\.identifier) == ["tea"])
+        clock.advance(by: 59.75)
+        #expect(await engine.deliverDue() == 0)
         clock.advance(by: 0.5)
-        #expect(await second.deliverDue() == 1)
+        #expect(await engine.deliverDue() == 1)
         #expect(presenter.presentations.map(\.identifier) == ["tea"])
+        #expect(!engine.claims.isRenewing)
     }
-}
-
-/// A presenter that never finishes presenting (until its task is cancelled): a claim it holds is never completed.
-final class StuckPresenter: NotificationPresenter {
-    private let state = Mutex(false)
-    let name = "stuck"
-
-    var started: Bool { state.withLock { $0 } }
-
-    func present(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async {
-        state.withLock { $0 = true }
-        try? await Task.sleep(for: .seconds(3_600))
-    }
-
-    func withdraw(appID: String, identifiers: [String]) async {}
-
-    func badgeDidChange(appID: String, count: Int) async {}
 }

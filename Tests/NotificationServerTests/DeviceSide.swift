@@ -50,6 +50,12 @@ final class DeviceSide: Sendable {
         var byTopic: [String: APNsReason] = [:]
         /// How long the endpoint takes before it answers (an APNs round trip), none by default.
         var answerDelay: Duration?
+        /// The titles of the requests that arrived, in order, answered or not yet.
+        var arrived: [String] = []
+        /// Whether answers wait until ``releaseAnswers()`` (a send that hangs).
+        var holding = false
+        /// The requests waiting for ``releaseAnswers()``.
+        var held: [CheckedContinuation<Void, Never>] = []
     }
 
     /// A value behind a lock, shared with the endpoint's responder.
@@ -76,13 +82,22 @@ final class DeviceSide: Sendable {
             let apnsID = header("apns-id")
             let payload = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any]
             let alert = (payload?["aps"] as? [String: Any])?["alert"] as? [String: Any]
+            let title = alert?["title"] as? String ?? ""
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let answer = state.withLock { state in
+                    state.arrived.append(title)
+                    if state.holding { state.held.append(continuation) }
+                    return !state.holding
+                }
+                if answer { continuation.resume() }
+            }
             if let delay = state.withLock({ $0.answerDelay }) { try? await Task.sleep(for: delay) }
             return state.withLock { state in
                 let reason = state.byToken[token] ?? state.byTopic[topic]
                 state.received.append(
                     Received(
                         token: token, topic: topic, apnsID: apnsID, status: reason?.status ?? 200,
-                        title: alert?["title"] as? String ?? "", priority: header("apns-priority"),
+                        title: title, priority: header("apns-priority"),
                         expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"),
                         payload: request.body, pushType: header("apns-push-type")))
                 if let reason { return APNsResponse(reason: reason, apnsID: apnsID) }
@@ -105,6 +120,22 @@ final class DeviceSide: Sendable {
     /// Makes the endpoint wait `delay` before each answer, as a distant APNs would (`nil`: at once).
     func delayAnswers(by delay: Duration?) { state.withLock { $0.answerDelay = delay } }
 
+    /// Makes the endpoint hold every answer from now on until ``releaseAnswers()``: the worker's send hangs.
+    func holdAnswers() { state.withLock { $0.holding = true } }
+
+    /// Answers the requests held by ``holdAnswers()`` and stops holding.
+    func releaseAnswers() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// The titles of the requests that arrived, in order, including those whose answer is held.
+    var arrived: [String] { state.withLock { $0.arrived } }
+
     /// Makes the endpoint answer `reason` (or 200, for `nil`) to a token.
     func answer(_ reason: APNsReason?, token: String) { state.withLock { $0.byToken[token] = reason } }
 
@@ -125,6 +156,7 @@ final class DeviceSide: Sendable {
 
     /// Stops the endpoint and removes its files.
     func stop() async {
+        releaseAnswers()
         await endpoint.stop()
         removeFiles()
     }

@@ -106,6 +106,63 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "renewing claims extends the ones still held, in one call; completed, released and unknown revisions are not renewed",
+        arguments: StoreKind.allCases)
+    func renewClaims(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            for id in ["done", "released", "held"] {
+                _ = try await store.insertPending(request(id, fireIn: 10), cap: nil, at: start)
+            }
+            let due = start.addingTimeInterval(10)
+            let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10)
+            let revision = Dictionary(uniqueKeysWithValues: claimed.map { ($0.identifier, $0.revision) })
+            try #require(revision.count == 3)
+            let done = try #require(claimed.first { $0.identifier == "done" })
+            try await store.completeFire(
+                done, nextFireDate: nil, delivered: nil, history: history(done, at: due), badge: nil)
+            try await store.releaseClaims(revisions: [revision["released"]!])
+            #expect(try await store.renewClaims(revisions: [], leaseUntil: due.addingTimeInterval(100)).isEmpty)
+            let renewed = try await store.renewClaims(
+                revisions: claimed.map(\.revision) + [999_999], leaseUntil: due.addingTimeInterval(100))
+            #expect(renewed == [revision["held"]!])
+            // The renewed claim holds past its first lease; the released request is due again.
+            let later = try await store.claimDue(
+                at: due.addingTimeInterval(90), leaseUntil: due.addingTimeInterval(150), limit: 10)
+            #expect(later.map(\.identifier) == ["released"])
+            // A renewal never shortens a lease.
+            #expect(
+                try await store.renewClaims(revisions: [revision["held"]!], leaseUntil: due.addingTimeInterval(20))
+                    == [revision["held"]!])
+            #expect(
+                try await store.claimDue(
+                    at: due.addingTimeInterval(99), leaseUntil: due.addingTimeInterval(160), limit: 10
+                ).isEmpty)
+            #expect(
+                try await store.claimDue(
+                    at: due.addingTimeInterval(100), leaseUntil: due.addingTimeInterval(160), limit: 10
+                ).map(\.identifier) == ["held"])
+        }
+    }
+
+    @Test("a claim whose lease ended but that nobody took is still renewed", arguments: StoreKind.allCases)
+    func renewLapsedClaim(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.insertPending(request("slow", fireIn: 10), cap: nil, at: start)
+            let due = start.addingTimeInterval(10)
+            let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10)
+            // The engine was late renewing (a loaded machine): the lease ended at due + 60, nobody claimed it since.
+            let renewed = try await store.renewClaims(
+                revisions: claimed.map(\.revision), leaseUntil: due.addingTimeInterval(130))
+            #expect(renewed == claimed.map(\.revision))
+            #expect(
+                try await store.claimDue(
+                    at: due.addingTimeInterval(70), leaseUntil: due.addingTimeInterval(130), limit: 10
+                ).isEmpty)
+            #expect(try await store.claimedFireDates(revisions: renewed) == [renewed[0]: due])
+        }
+    }
+
+    @Test(
         "claims ahead take requests due by the horizon, soonest first, up to the limit", arguments: StoreKind.allCases)
     func claimAhead(kind: StoreKind) async throws {
         try await kind.withStore { store in

@@ -153,6 +153,35 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("a renewal after another worker took the expired claim over renews nothing for that row, and the new owner's does")
+    func renewalAfterTakeover() async throws {
+        let configuration = try await freshDatabase()
+        let due = start.addingTimeInterval(10)
+        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "slow") { slow in
+            try await PostgresNotificationStore.withStore(configuration: configuration, owner: "fast") { fast in
+                _ = try await slow.insertPending(request("taken", fireIn: 10), cap: nil, at: start)
+                _ = try await slow.insertPending(request("kept", fireIn: 10), cap: nil, at: start)
+                let mine = try await slow.claimDue(at: due, leaseUntil: due.addingTimeInterval(8), limit: 10)
+                let revision = Dictionary(uniqueKeysWithValues: mine.map { ($0.identifier, $0.revision) })
+                // The slow worker could not renew in time; its lease ended and the other worker took one row over.
+                let theirs = try await fast.claimDue(
+                    at: due.addingTimeInterval(9), leaseUntil: due.addingTimeInterval(20), limit: 1)
+                #expect(theirs.map(\.revision).count == 1)
+                let taken = try #require(theirs.first?.revision)
+                let kept = try #require(revision.values.first { $0 != taken })
+                #expect(
+                    try await slow.renewClaims(
+                        revisions: Array(revision.values), leaseUntil: due.addingTimeInterval(40)) == [kept])
+                // The taken row keeps the other worker's lease; only its owner renews it.
+                #expect(
+                    try await fast.renewClaims(revisions: [taken, kept], leaseUntil: due.addingTimeInterval(50)) == [taken])
+                #expect(try await fast.claimedFireDates(revisions: [taken, kept]) == [taken: due])
+                #expect(try await slow.claimedFireDates(revisions: [taken, kept]) == [kept: due])
+                #expect(try await fast.nextWakeDate() == due.addingTimeInterval(40))
+            }
+        }
+    }
+
     @Test("workers migrating the same new database at the same time migrate it once")
     func concurrentMigrations() async throws {
         let configuration = try await freshDatabase()

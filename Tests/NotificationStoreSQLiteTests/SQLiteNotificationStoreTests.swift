@@ -51,6 +51,31 @@ struct SQLiteNotificationStoreTests {
         #expect(try await reopened.nextWakeDate() == start.addingTimeInterval(60))
     }
 
+    @Test("a renewal after another process took the expired claim over renews nothing for that row")
+    func renewalAfterTakeover() async throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        _ = try await store.insertPending(request("taken", fireIn: 10), cap: nil, at: start)
+        _ = try await store.insertPending(request("kept", fireIn: 10), cap: nil, at: start)
+        let due = start.addingTimeInterval(10)
+        let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 10)
+        let revision = Dictionary(uniqueKeysWithValues: claimed.map { ($0.identifier, $0.revision) })
+        // Another process (another pid) claimed "taken" once this process's lease had ended.
+        let other = try DatabaseQueue(path: path)
+        try await other.write { db in
+            try db.execute(
+                sql: "UPDATE pending SET claimUntil = ?, claimOwner = ? WHERE id = ?",
+                arguments: [due.addingTimeInterval(120).timeIntervalSince1970, SQLiteNotificationStore.processID + 1, revision["taken"]])
+        }
+        try other.close()
+        let renewed = try await store.renewClaims(
+            revisions: Array(revision.values), leaseUntil: due.addingTimeInterval(200))
+        #expect(renewed == [revision["kept"]!])
+        #expect(try await store.claimedFireDates(revisions: Array(revision.values)) == [revision["kept"]!: due])
+        #expect(try await store.nextWakeDate() == due.addingTimeInterval(120))
+    }
+
     // The behaviour every store owes the engine (claims, leases, completion, caps, floating plans, re-plans, responses)
     // is tested once for both stores in Tests/NotificationStoreConformanceTests; this suite keeps what only the SQLite
     // store has: its file, its migrations, its checks.
