@@ -187,19 +187,7 @@ enum ProcFS {
     }
 
     /// The file system type a path lives on (longest matching mount point of `/proc/self/mounts`).
-    static func fileSystem(of path: String) -> String {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "?" }
-        var best: (point: String, type: String)?
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 3 else { continue }
-            let point = String(fields[1])
-            if point == "/" || path == point || path.hasPrefix(point + "/"), point.count > (best?.point.count ?? -1) {
-                best = (point, "\(fields[2]) on \(point)")
-            }
-        }
-        return best?.type ?? "?"
-    }
+    static func fileSystem(of path: String) -> String { BenchMachine.fileSystem(of: path) }
 }
 
 // MARK: - The presenter that does nothing
