@@ -24,6 +24,7 @@ struct Figure: Sendable {
 /// Writes a line of figures to standard output.
 func say(_ line: String = "") {
     print(line)
+    fflush(nil)  // all streams: into a file or a pipe, the lines of an interrupted run are kept
 }
 
 /// Writes progress to standard error.

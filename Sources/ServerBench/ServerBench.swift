@@ -78,13 +78,18 @@ struct ServerBench: Sendable {
     func run() async throws {
         let started = ContinuousClock.now
         var figures: [Figure] = []
-        if let cluster {
-            figures.append(registration(cluster))
-            if sizes.only.contains(1) { figures += try await scheduleRates(cluster) }
-            if sizes.only.contains(2) { figures += try await bursts(cluster) }
-            if sizes.only.contains(3) { figures += try await lateness(cluster) }
+        // Each row is printed as soon as it is measured too, so that an interrupted run keeps what it measured.
+        func add(_ rows: [Figure]) {
+            for row in rows { say("figure \(row.number): \(row.measure): \(row.result) | \(row.baseline) | \(row.ratio)") }
+            figures += rows
         }
-        if sizes.only.contains(4) { figures += try await pushEndpoint() }
+        if let cluster {
+            add([registration(cluster)])
+            if sizes.only.contains(1) { add(try await scheduleRates(cluster)) }
+            if sizes.only.contains(2) { add(try await bursts(cluster)) }
+            if sizes.only.contains(3) { add(try await lateness(cluster)) }
+        }
+        if sizes.only.contains(4) { add(try await pushEndpoint()) }
         say()
         say(
             "Figures (\(sizes.quick ? "--quick sizes" : "sizes as given"), \(Format.duration((ContinuousClock.now - started).seconds)) "

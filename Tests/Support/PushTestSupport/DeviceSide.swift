@@ -62,6 +62,8 @@ public final class DeviceSide: Sendable {
     /// What the endpoint answered and is told to answer.
     struct State: Sendable {
         var received: [Received] = []
+        /// The titles answered so far, and how many of them (a repeat of a fire has the title of its first arrival).
+        var titles: Set<String> = []
         var byToken: [String: APNsReason] = [:]
         var byTopic: [String: APNsReason] = [:]
         /// How long the endpoint takes before it answers (an APNs round trip), none by default.
@@ -99,6 +101,7 @@ public final class DeviceSide: Sendable {
             if let delay = state.withLock({ $0.answerDelay }) { try? await Task.sleep(for: delay) }
             return state.withLock { state in
                 let reason = state.byToken[token] ?? state.byTopic[topic]
+                state.titles.insert(alert?["title"] as? String ?? "")
                 state.received.append(
                     Received(
                         token: token, topic: topic, apnsID: apnsID, status: reason?.status ?? 200,
@@ -136,6 +139,9 @@ public final class DeviceSide: Sendable {
 
     /// How many requests were answered (without copying them).
     public var receivedCount: Int { state.withLock { $0.received.count } }
+
+    /// How many distinct titles were answered: ``receivedCount`` less the repeats (each fire's title is its own).
+    public var distinctTitleCount: Int { state.withLock { $0.titles.count } }
 
     /// The requests answered after the first `index` ones, in order.
     public func received(since index: Int) -> [Received] {
