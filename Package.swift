@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "unotifyd", targets: ["unotifyd"]),
         .executable(name: "unotify-bench", targets: ["UnotifyBench"]),
         .executable(name: "unotifyd-bench", targets: ["UnotifydBench"]),
+        .executable(name: "unotify-server-bench", targets: ["ServerBench"]),
         .library(name: "OpenUserNotificationsLegacy", targets: ["OpenUserNotificationsLegacy"]),
         .library(name: "OpenIntents", targets: ["OpenIntents"]),
         .library(name: "PushServiceClient", targets: ["PushServiceClient"]),
@@ -234,6 +235,21 @@ let package = Package(
         // Statistics, table formatting and the bare-sleep lateness baseline shared by the bench executables.
         .target(name: "BenchSupport", dependencies: ["NotificationEngine"]),
         .executableTarget(name: "UnotifydBench", dependencies: ["BenchSupport", "NotificationDaemon", "NotificationClient", "NotificationStoreSQLite", "NotificationEngine"]),
+        // Server mode's and the push endpoint's figures in a release build (issues 12 and 11): its own throwaway
+        // PostgreSQL server, our APNs endpoint as the devices' side, workers and their HTTP API in the process.
+        .executableTarget(
+            name: "ServerBench",
+            dependencies: [
+                "BenchSupport", "NotificationServer", "NotificationStorePostgres", "NotificationStoreSQLite",
+                "NotificationEngine", "NotificationModel", "NotificationAPNsProvider", "NotificationPush",
+                "NotificationPushGateway", "PostgresTestServer", "PushTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         .testTarget(
             name: "NotificationEngineTests",
@@ -267,7 +283,7 @@ let package = Package(
             dependencies: [
                 "NotificationServer", "NotificationStorePostgres", "PostgresTestServer", "NotificationEngine",
                 "NotificationAPNsProvider", "NotificationPushGateway", "OpenUserNotificationsTesting",
-                "NotificationDaemon", "TestPrograms", "BenchSupport", "PushServiceClient",
+                "NotificationDaemon", "TestPrograms", "BenchSupport", "PushServiceClient", "PushTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -305,7 +321,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationPushGatewayTests",
-            dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting", "TestPrograms"]
+            dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting", "TestPrograms", "PushTestSupport"]
         ),
         .testTarget(
             name: "NotificationAPNsProviderTests",
@@ -338,6 +354,18 @@ let package = Package(
         // Child processes for tests (run off the concurrency pool, killed after a timeout), temporary folders, and
         // openssl's test certificates and provider keys: shared by the push gateway's and the provider client's tests.
         .target(name: "TestPrograms", dependencies: ["CNotificationPlatform"], path: "Tests/Support/TestPrograms"),
+        // The devices' side of server-mode tests (our APNs endpoint over TLS, recording what it answered), an h2c
+        // client, and the endpoint load the push benchmarks run: shared by tests and `unotify-server-bench`.
+        .target(
+            name: "PushTestSupport",
+            dependencies: [
+                "NotificationAPNsProvider", "NotificationModel", "NotificationPush", "NotificationPushGateway",
+                "TestPrograms", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ],
+            path: "Tests/Support/PushTestSupport"
+        ),
         // A service extension executable the push tests declare for their apps.
         .executableTarget(
             name: "ServiceExtensionFixture", dependencies: ["OpenUserNotifications"],

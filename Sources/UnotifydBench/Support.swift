@@ -171,35 +171,13 @@ enum ProcFS {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 
-    static var machine: String {
-        let model =
-            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
-            .first { $0.hasPrefix("model name") }
-            .flatMap { $0.split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) } ?? "unknown"
-        let kernel = ((try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? "?")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        return "\(ProcessInfo.processInfo.activeProcessorCount) × \(model), Linux \(kernel)"
-    }
+    /// Processors, model, kernel and memory (``BenchMachine``, shared with `unotify-server-bench`).
+    static var machine: String { BenchMachine.description }
 
-    static var loadAverage: String {
-        ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3)
-            .joined(separator: " ")
-    }
+    static var loadAverage: String { BenchMachine.loadAverage }
 
     /// The file system type a path lives on (longest matching mount point of `/proc/self/mounts`).
-    static func fileSystem(of path: String) -> String {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "?" }
-        var best: (point: String, type: String)?
-        for line in mounts.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 3 else { continue }
-            let point = String(fields[1])
-            if point == "/" || path == point || path.hasPrefix(point + "/"), point.count > (best?.point.count ?? -1) {
-                best = (point, "\(fields[2]) on \(point)")
-            }
-        }
-        return best?.type ?? "?"
-    }
+    static func fileSystem(of path: String) -> String { BenchMachine.fileSystem(of: path) }
 }
 
 // MARK: - The presenter that does nothing

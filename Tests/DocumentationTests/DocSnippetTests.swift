@@ -173,12 +173,23 @@ struct DocSnippetTests {
         }
     }
 
-    /// The bench executables parse their own options: each documented option must be one their sources handle.
+    /// The bench executables parse their own options: each documented option must be one their sources handle, as a
+    /// string (`"--quick"`) or, for swift-argument-parser's, as the property it comes from (`--swift-batch`: `var
+    /// swiftBatch`).
     private static func checkBench(_ product: String, _ arguments: [String]) -> String? {
         guard let target = Repository.benchTargets[product] else { return "no bench executable \(product)" }
         let source = Repository.sources(of: target)
+        func property(_ option: String) -> String {
+            let words = option.drop { $0 == "-" }.split(separator: "-")
+            return "var " + (words.first.map(String.init) ?? "") + words.dropFirst().map { $0.capitalized }.joined()
+        }
+        func handled(_ option: String) -> Bool {
+            source.contains("\"\(option)\"") || source.contains(property(option) + " ")
+                || source.contains(property(option) + ":")
+                || (option == "--help" && source.contains("import ArgumentParser"))
+        }
         return arguments.filter { $0.hasPrefix("-") }.map { String($0.prefix { $0 != "=" }) }
-            .first { !source.contains("\"\($0)\"") }.map { "\(product) has no option \($0)" }
+            .first { !handled($0) }.map { "\(product) has no option \($0)" }
     }
 
     private static func parses(_ body: () throws -> Void) -> String? {

@@ -103,7 +103,9 @@ enum Repository {
     }
 
     /// The bench products and the source folders of their targets.
-    static let benchTargets = ["unotify-bench": "UnotifyBench", "unotifyd-bench": "UnotifydBench"]
+    static let benchTargets = [
+        "unotify-bench": "UnotifyBench", "unotifyd-bench": "UnotifydBench", "unotify-server-bench": "ServerBench",
+    ]
 
     /// The text of every Swift file of a target under Sources/.
     static func sources(of target: String) -> String {

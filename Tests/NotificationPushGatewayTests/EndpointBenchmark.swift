@@ -2,61 +2,16 @@ import Foundation
 import NotificationPush
 import NotificationPushGateway
 import OpenUserNotificationsTesting
-import Synchronization
+import PushTestSupport
 import TestPrograms
 import Testing
 
 /// The APNs route against a trivial route on the same server stack, in the same run: sustained requests per
 /// second and latency percentiles over h2c on loopback with several concurrent streams. Opt-in:
-/// `OPENUN_BENCH=1 swift test --filter EndpointBenchmark` (figures in docs/benchmarks-apns.md).
+/// `OPENUN_BENCH=1 swift test --filter EndpointBenchmark` (figures in docs/benchmarks-apns.md). The load itself is
+/// ``EndpointLoad`` (Tests/Support/PushTestSupport), which `unotify-server-bench` runs too.
 @Suite("APNs endpoint benchmark", .serialized, .enabled(if: ProcessInfo.processInfo.environment["OPENUN_BENCH"] != nil))
 struct EndpointBenchmark {
-    struct Figures {
-        var perSecond: Double
-        var p50: Double
-        var p99: Double
-    }
-
-    /// Sends `count` requests with `streams` concurrent streams spread over `connections` connections.
-    static func measure(
-        port: Int, path: String, count: Int, streams: Int, connections: Int
-    ) async throws -> Figures {
-        var clients: [HTTP2TestClient] = []
-        for _ in 0..<connections { clients.append(try await HTTP2TestClient.connect(port: port)) }
-        let body = Data(#"{"aps":{"alert":{"title":"Bench","body":"push"},"sound":"default"}}"#.utf8)
-        let latencies = Shared<[Double]>([])
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in 0..<streams {
-                let client = clients[worker % connections]
-                group.addTask {
-                    var mine: [Double] = []
-                    for index in 0..<(count / streams) {
-                        let began = clock.now
-                        let response = try await client.send(
-                            path: path,
-                            headers: [("apns-topic", testAppID), ("apns-collapse-id", "b\(worker)-\(index % 50)")],
-                            body: body)
-                        precondition(response.status == 200, "status \(response.status)")
-                        let elapsed = clock.now - began
-                        mine.append(
-                            Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
-                    }
-                    latencies.update { $0 += mine }
-                }
-            }
-            try await group.waitForAll()
-        }
-        let total = clock.now - start
-        let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
-        for client in clients { await client.close() }
-        let sorted = latencies.current.sorted()
-        return Figures(
-            perSecond: Double(sorted.count) / seconds, p50: sorted[sorted.count / 2],
-            p99: sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))])
-    }
-
     @Test("pushes per second and p99: APNs route vs trivial route, same stack, same run")
     func compare() async throws {
         let folder = try temporaryFolder("gw-bench")
@@ -79,14 +34,18 @@ struct EndpointBenchmark {
         )
         print("|---|---|---|---|---|---|---|---|---|")
         for (streams, connections) in [(1, 1), (8, 1), (32, 2), (100, 1)] {
-            _ = try await Self.measure(
-                port: port, path: "/trivial", count: 200, streams: streams, connections: connections)
-            _ = try await Self.measure(
-                port: port, path: "/3/device/\(token.hex)", count: 200, streams: streams, connections: connections)
-            let trivial = try await Self.measure(
-                port: port, path: "/trivial", count: count, streams: streams, connections: connections)
-            let apns = try await Self.measure(
-                port: port, path: "/3/device/\(token.hex)", count: count, streams: streams, connections: connections)
+            _ = try await EndpointLoad.measure(
+                port: port, path: "/trivial", topic: testAppID,
+                count: 200, streams: streams, connections: connections)
+            _ = try await EndpointLoad.measure(
+                port: port, path: "/3/device/\(token.hex)", topic: testAppID,
+                count: 200, streams: streams, connections: connections)
+            let trivial = try await EndpointLoad.measure(
+                port: port, path: "/trivial", topic: testAppID,
+                count: count, streams: streams, connections: connections)
+            let apns = try await EndpointLoad.measure(
+                port: port, path: "/3/device/\(token.hex)", topic: testAppID,
+                count: count, streams: streams, connections: connections)
             func f(_ value: Double) -> String { String(format: "%.2f", value) }
             print(
                 "| \(streams) | \(connections) | \(Int(trivial.perSecond)) | \(f(trivial.p50)) | \(f(trivial.p99)) | "

@@ -2,6 +2,7 @@ import Foundation
 import NotificationModel
 import NotificationPush
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Synchronization
 import Testing
 

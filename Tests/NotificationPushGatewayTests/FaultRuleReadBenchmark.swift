@@ -5,6 +5,7 @@ import NotificationModel
 import NotificationPush
 import NotificationPushGateway
 import OpenUserNotificationsTesting
+import PushTestSupport
 import TestPrograms
 import Testing
 
@@ -49,17 +50,17 @@ struct FaultRuleReadBenchmark {
         let aloneBefore = await perCall(decodeEveryTime)
         let aloneAfter = await perCall(decodeOnChange)
 
-        func pushPath(_ read: @escaping @Sendable () async -> [APNsFaultRule]) async throws -> EndpointBenchmark.Figures
+        func pushPath(_ read: @escaping @Sendable () async -> [APNsFaultRule]) async throws -> EndpointLoad.Figures
         {
             var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
             configuration.maximumRequestsPerTokenPerSecond = nil
             configuration.faultRules = read
             let endpoint = APNsEndpoint(configuration: configuration, gateway: PushGateway(scheduler: system.scheduler))
             let port = try await endpoint.start()
-            _ = try await EndpointBenchmark.measure(
-                port: port, path: "/3/device/\(token.hex)", count: 200, streams: 8, connections: 1)
-            let figures = try await EndpointBenchmark.measure(
-                port: port, path: "/3/device/\(token.hex)", count: count, streams: 8, connections: 1)
+            _ = try await EndpointLoad.measure(
+                port: port, path: "/3/device/\(token.hex)", topic: testAppID, count: 200, streams: 8, connections: 1)
+            let figures = try await EndpointLoad.measure(
+                port: port, path: "/3/device/\(token.hex)", topic: testAppID, count: count, streams: 8, connections: 1)
             await endpoint.stop()
             return figures
         }

@@ -4,6 +4,7 @@ import NIOHTTP1
 import NotificationModel
 import NotificationPushGateway
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import PushTestSupport
 
 /// A small HTTP/1.1 client on one keep-alive connection, for tests that need a connection opened before something
 /// happens (the endpoint stopping) and a request sent on it after.

@@ -3,6 +3,7 @@ import NotificationModel
 import NotificationPush
 import NotificationStoreSQLite
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@ import NIOPosix
 import NotificationModel
 import NotificationPush
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Synchronization
 import Testing
 

@@ -6,6 +6,7 @@ import NotificationServer
 import NotificationStorePostgres
 import PostgresNIO
 import PostgresTestServer
+import PushTestSupport
 import Testing
 import TestPrograms
 

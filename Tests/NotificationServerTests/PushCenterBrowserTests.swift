@@ -4,6 +4,7 @@ import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Testing
 import TestPrograms
 

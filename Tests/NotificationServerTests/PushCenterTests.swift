@@ -8,6 +8,7 @@ import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Testing
 
 /// The push statistics pages of a worker (`/center`, issue 20): the web center's access rules with the API's token,

@@ -10,6 +10,7 @@ import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import PostgresNIO
+import PushTestSupport
 import Synchronization
 import Testing
 

@@ -13,6 +13,7 @@ import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import PushServiceClient
+import PushTestSupport
 import TestPrograms
 import Testing
 

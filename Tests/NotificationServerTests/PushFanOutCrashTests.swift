@@ -6,6 +6,7 @@ import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import PostgresNIO
+import PushTestSupport
 import Testing
 
 /// A worker that fails in the middle of a fan-out page (issue 20): its transaction, holding the push and having read

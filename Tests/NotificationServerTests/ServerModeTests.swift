@@ -6,6 +6,7 @@ import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
 import PostgresTestServer
+import PushTestSupport
 import TestPrograms
 import Testing
 

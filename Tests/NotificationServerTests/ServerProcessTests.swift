@@ -4,6 +4,7 @@ import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
 import PostgresTestServer
+import PushTestSupport
 import TestPrograms
 import Testing
 

@@ -4,6 +4,7 @@ import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Testing
 
 @Suite("Server workers waking on LISTEN/NOTIFY", .timeLimit(.minutes(5)))

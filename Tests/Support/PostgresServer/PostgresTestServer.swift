@@ -54,22 +54,29 @@ public final class PostgresTestServer: Sendable {
 
     private let databaseCount = Atomic<Int>(0)
 
-    private init(folder: String, binaries: String) {
+    private init(folder: String, binaries: String, durable: Bool) {
         self.folder = folder
         self.binaries = binaries
+        self.durable = durable
     }
 
     private static let started = Mutex<Task<PostgresTestServer, any Error>?>(nil)
     /// The postmaster's pid and data folder, for the exit handler (which cannot capture).
     private static let running = Mutex<(pid: pid_t, folder: String)?>(nil)
 
+    /// Whether the server flushes commits to disk (`fsync`, `synchronous_commit` and `full_page_writes` on).
+    public let durable: Bool
+
     /// The test process's server, started on first use.
     ///
+    /// - Parameter durable: Whether the server flushes each commit to disk, as a production server does; off by
+    ///   default (tests do not measure durability, and each test's database is cheaper without). Only the first call
+    ///   of the process decides; `unotify-server-bench --fsync` passes `true`.
     /// - Throws: ``Failure`` when PostgreSQL is not installed or does not start (its log is in the message).
-    public static func shared() async throws -> PostgresTestServer {
+    public static func shared(durable: Bool = false) async throws -> PostgresTestServer {
         let task = started.withLock { task in
             if let task { return task }
-            let new = Task { try await start() }
+            let new = Task { try await start(durable: durable) }
             task = new
             return new
         }
@@ -79,7 +86,7 @@ public final class PostgresTestServer: Sendable {
     /// The root of every test server's folder, one per user running tests: `<pid of the test process>` below it.
     private static var root: String { "/tmp/openun-postgres-tests-\(getuid())" }
 
-    private static func start() async throws -> PostgresTestServer {
+    private static func start(durable: Bool) async throws -> PostgresTestServer {
         guard let binaries = binaryFolder() else {
             throw Failure(
                 description: "PostgreSQL is not installed: no /usr/lib/postgresql/<version>/bin/initdb (Debian's "
@@ -97,15 +104,16 @@ public final class PostgresTestServer: Sendable {
                 throw Failure(description: "cannot give \(folder) to \(owner.name): errno \(errno)")
             }
         }
-        let server = PostgresTestServer(folder: folder, binaries: binaries)
+        let server = PostgresTestServer(folder: folder, binaries: binaries, durable: durable)
         try await server.run(
             "initdb",
             ["-D", folder + "/data", "-U", server.user, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"],
             as: owner)
         // Durability is not what these tests measure: no fsync makes each test's database cheap.
+        let flushing = durable ? "on" : "off"
         let options =
-            "-k \(folder) -c listen_addresses='' -p \(server.port) -c fsync=off -c synchronous_commit=off "
-            + "-c full_page_writes=off -c max_connections=300"
+            "-k \(folder) -c listen_addresses='' -p \(server.port) -c fsync=\(flushing) "
+            + "-c synchronous_commit=\(flushing) -c full_page_writes=\(flushing) -c max_connections=300"
         try await server.run(
             "pg_ctl", ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o", options, "start"],
             as: owner)

@@ -3,15 +3,29 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
+import Synchronization
 
-/// A small h2c client on swift-nio-http2 for the fuzz test and the benchmark: one connection, any number of
-/// concurrent streams, each one request.
-final class HTTP2TestClient: Sendable {
+/// A small h2c client on swift-nio-http2 for the gateway's tests and the endpoint benchmarks (the opt-in
+/// `EndpointBenchmark` and `unotify-server-bench`): one connection, any number of concurrent streams, each one request.
+///
+/// ```swift
+/// let client = try await HTTP2TestClient.connect(port: port)
+/// let response = try await client.send(path: "/3/device/\(hex)", headers: [("apns-topic", topic)], body: body)
+/// await client.close()
+/// ```
+public final class HTTP2TestClient: Sendable {
     /// A response as the stream received it.
-    struct Response: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: Data
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: Data
+
+        /// Creates a response.
+        public init(status: Int, headers: HTTPHeaders, body: Data) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
     }
 
     private typealias Stream = NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
@@ -31,19 +45,19 @@ final class HTTP2TestClient: Sendable {
     }
 
     /// The debug data of the GOAWAY the server sent, if it sent one.
-    var goAwayData: String? { goAway.current }
+    public var goAwayData: String? { goAway.current }
 
     /// Whether the connection is still open.
-    var isActive: Bool { channel.isActive }
+    public var isActive: Bool { channel.isActive }
 
     /// Waits for the server's first GOAWAY with debug data and returns the data; `nil` when the connection closed
     /// without one.
-    func goAwayReceived() async throws -> String? {
+    public func goAwayReceived() async throws -> String? {
         try await firstGoAway.get()
     }
 
     /// Waits until the connection is closed (by either side).
-    func closed() async throws {
+    public func closed() async throws {
         try await channel.closeFuture.get()
     }
 
@@ -75,7 +89,7 @@ final class HTTP2TestClient: Sendable {
     }
 
     /// Connects to 127.0.0.1 with prior knowledge.
-    static func connect(port: Int) async throws -> HTTP2TestClient {
+    public static func connect(port: Int) async throws -> HTTP2TestClient {
         let goAway = Shared<String?>(nil)
         let (channel, multiplexer, firstGoAway) = try await ClientBootstrap(
             group: MultiThreadedEventLoopGroup.singleton
@@ -94,7 +108,7 @@ final class HTTP2TestClient: Sendable {
     }
 
     /// Sends one request on a new stream and reads the whole response.
-    func send(method: HTTPMethod = .POST, path: String, headers: [(String, String)], body: Data) async throws
+    public func send(method: HTTPMethod = .POST, path: String, headers: [(String, String)], body: Data) async throws
         -> Response
     {
         let stream: Stream = try await multiplexer.openStream { channel in
@@ -125,7 +139,7 @@ final class HTTP2TestClient: Sendable {
     }
 
     /// Opens a connection, writes raw bytes, waits a little and closes: garbage for the fuzz test.
-    static func sendRaw(_ bytes: [UInt8], port: Int) async throws {
+    public static func sendRaw(_ bytes: [UInt8], port: Int) async throws {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port).get()
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
@@ -134,7 +148,15 @@ final class HTTP2TestClient: Sendable {
     }
 
     /// Closes the connection.
-    func close() async {
+    public func close() async {
         try? await channel.close()
     }
+}
+
+/// A value shared by concurrent tasks and the channel's handlers.
+final class Shared<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func update<R: Sendable>(_ body: (inout Value) -> R) -> R { value.withLock { body(&$0) } }
+    var current: Value { value.withLock { $0 } }
 }
