@@ -3,6 +3,7 @@ import Foundation
 import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
+import PushTestSupport
 import OpenUserNotificationsTesting
 import Testing
 
