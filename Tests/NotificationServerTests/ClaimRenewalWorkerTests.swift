@@ -3,8 +3,8 @@ import Foundation
 import NotificationModel
 import NotificationServer
 import NotificationStorePostgres
-import PushTestSupport
 import OpenUserNotificationsTesting
+import PushTestSupport
 import Testing
 
 /// Two workers on one database, one manual clock: the worker whose APNs send hangs renews its claim every third of a
