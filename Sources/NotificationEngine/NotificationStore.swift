@@ -133,13 +133,6 @@ public protocol NotificationStore: Sendable {
         badge: Int?
     ) async throws -> Int64
 
-    /// Records many fires as ``completeFire(_:nextFireDate:delivered:history:badge:)`` records each, in order: what
-    /// the engine's recorder does with the fires that queued up while it wrote the previous ones. An implementation
-    /// records them in one transaction (one commit for the lot); the default calls `completeFire` for each.
-    /// - Returns: The history entries' identifiers, in order.
-    @discardableResult
-    func completeFires(_ fires: [FireCompletion]) async throws -> [Int64]
-
     /// The plans of floating calendar triggers (one per app, components and matching policy: every request
     /// following a plan fires at its instant) whose instant is after `date`.
     func floatingPlans(dueAfter date: Date) async throws -> [FloatingPlan]
@@ -258,19 +251,6 @@ extension NotificationStore {
         try await setMetadata("launch.\(appID)", value)
     }
 
-    /// Records each fire with ``completeFire(_:nextFireDate:delivered:history:badge:)``, one after the other.
-    @discardableResult
-    public func completeFires(_ fires: [FireCompletion]) async throws -> [Int64] {
-        var identifiers: [Int64] = []
-        for fire in fires {
-            identifiers.append(
-                try await completeFire(
-                    fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered, history: fire.history,
-                    badge: fire.badge))
-        }
-        return identifiers
-    }
-
     /// Reads ``deniedAppIDs(among:)``, then stores the other apps' requests with ``insertPending(batch:cap:at:)``.
     public func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws
         -> PendingBatchInsertion
@@ -307,27 +287,6 @@ public struct PendingInsertion: Sendable {
     public init(stored: PendingRequest, discarded: [PendingRequest]) {
         self.stored = stored
         self.discarded = discarded
-    }
-}
-
-/// A fire to record, as ``NotificationStore/completeFires(_:)`` takes it: the arguments of
-/// ``NotificationStore/completeFire(_:nextFireDate:delivered:history:badge:)``.
-public struct FireCompletion: Sendable {
-    public var request: PendingRequest
-    public var nextFireDate: Date?
-    public var delivered: DeliveredNotification?
-    public var history: HistoryEntry
-    public var badge: Int?
-
-    public init(
-        request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
-        badge: Int?
-    ) {
-        self.request = request
-        self.nextFireDate = nextFireDate
-        self.delivered = delivered
-        self.history = history
-        self.badge = badge
     }
 }
 

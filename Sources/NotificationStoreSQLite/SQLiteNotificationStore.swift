@@ -521,60 +521,46 @@ public final class SQLiteNotificationStore: NotificationStore {
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
         badge: Int?
     ) async throws -> Int64 {
-        let fire = FireCompletion(
-            request: request, nextFireDate: nextFireDate, delivered: delivered, history: history, badge: badge)
-        return try await write { db in try Self.complete(fire, db) }
-    }
-
-    /// Records the fires in one transaction: one commit (and one `fsync`) for all the fires the engine's recorder
-    /// took at once.
-    @discardableResult
-    public func completeFires(_ fires: [FireCompletion]) async throws -> [Int64] {
-        guard !fires.isEmpty else { return [] }
-        return try await write { db in try fires.map { try Self.complete($0, db) } }
-    }
-
-    /// Records one fire inside the caller's transaction (see ``completeFire(_:nextFireDate:delivered:history:badge:)``).
-    private static func complete(_ fire: FireCompletion, _ db: Database) throws -> Int64 {
-        let request = fire.request
-        switch (fire.nextFireDate, request.isFloating) {
-        case (nil, _) where Self.isRepeatingLocation(request):
-            // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
-            try db.execute(
-                sql: """
-                    UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
-                    nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
-                    """,
-                arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
-        case (nil, _):
-            try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
-            if request.isFloating { try Self.pruneFloatingPlans(db) }
-        case (_?, true):
-            // The plan moves on once every request following it has fired (see advanceFloatingPlans).
-            try db.execute(
-                sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
-                arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
-        case (let next?, false):
-            try db.execute(
-                sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                arguments: [next.timeIntervalSince1970, request.revision])
+        try await write { db in
+            switch (nextFireDate, request.isFloating) {
+            case (nil, _) where Self.isRepeatingLocation(request):
+                // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
+                try db.execute(
+                    sql: """
+                        UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
+                        nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
+                        """,
+                    arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
+            case (nil, _):
+                try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
+                if request.isFloating { try Self.pruneFloatingPlans(db) }
+            case (_?, true):
+                // The plan moves on once every request following it has fired (see advanceFloatingPlans).
+                try db.execute(
+                    sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
+                    arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
+            case (let next?, false):
+                try db.execute(
+                    sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
+                    arguments: [next.timeIntervalSince1970, request.revision])
+            }
+            var historyRecord = try HistoryRecord(history)
+            try historyRecord.insert(db)
+            let historyID = historyRecord.id!
+            if var delivered {
+                delivered.historyID = historyID
+                try DeliveredRecord(delivered).insert(db, onConflict: .replace)
+            }
+            if let badge {
+                try db.execute(
+                    sql: """
+                        INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, 0, 0, ?)
+                        ON CONFLICT(id) DO UPDATE SET badge = excluded.badge
+                        """,
+                    arguments: [request.appID, badge])
+            }
+            return historyID
         }
-        var historyRecord = try HistoryRecord(fire.history)
-        try historyRecord.insert(db)
-        let historyID = historyRecord.id!
-        if var delivered = fire.delivered {
-            delivered.historyID = historyID
-            try DeliveredRecord(delivered).insert(db, onConflict: .replace)
-        }
-        if let badge = fire.badge {
-            try db.execute(
-                sql: """
-                    INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, 0, 0, ?)
-                    ON CONFLICT(id) DO UPDATE SET badge = excluded.badge
-                    """,
-                arguments: [request.appID, badge])
-        }
-        return historyID
     }
 
     // MARK: - Location triggers

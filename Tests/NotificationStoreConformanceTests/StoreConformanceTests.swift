@@ -223,38 +223,6 @@ struct StoreConformanceTests {
     }
 
     @Test(
-        "fires recorded together: each as if alone, history in order, the last badge and delivery win",
-        arguments: StoreKind.allCases)
-    func completeFires(kind: StoreKind) async throws {
-        try await kind.withStore { store in
-            let once = try await store.insertPending(request("once", fireIn: 10), cap: nil, at: start).stored
-            let again = try await store.insertPending(request("again", fireIn: 10), cap: nil, at: start).stored
-            let due = start.addingTimeInterval(10)
-            func delivered(_ request: PendingRequest) -> DeliveredNotification {
-                DeliveredNotification(
-                    appID: request.appID, request: request.spec, date: due, dueDate: due, presentation: [.banner])
-            }
-            let identifiers = try await store.completeFires([
-                FireCompletion(
-                    request: once, nextFireDate: nil, delivered: delivered(once), history: history(once, at: due),
-                    badge: 1),
-                FireCompletion(
-                    request: again, nextFireDate: due.addingTimeInterval(60), delivered: delivered(again),
-                    history: history(again, at: due), badge: 2),
-            ])
-            #expect(identifiers.count == 2)
-            #expect(identifiers[0] < identifiers[1])
-            #expect(try await store.pendingRequests(appID: app).map(\.identifier) == ["again"])
-            #expect(try await store.pendingRequests(appID: app).first?.nextFireDate == due.addingTimeInterval(60))
-            let listed = try await store.deliveredNotifications(appID: app)
-            #expect(Set(listed.compactMap(\.historyID)) == Set(identifiers))
-            #expect(try await store.appState(appID: app)?.badge == 2)
-            #expect(try await store.history(appID: app, limit: 10).map(\.id) == identifiers.reversed())
-            #expect(try await store.completeFires([]).isEmpty)
-        }
-    }
-
-    @Test(
         "queued responses are kept in order until acknowledged; a response sets the history outcome",
         arguments: StoreKind.allCases)
     func queuedResponses(kind: StoreKind) async throws {
