@@ -40,8 +40,9 @@ public actor DaemonConnection {
         continuation: CheckedContinuation<WireReply, any Error>, deadline: ContinuousClock.Instant
     )
     private var waiting: [UInt64: Waiting] = [:]
-    /// Fails the requests whose reply did not come in time; runs only while requests wait (one timer for all of them,
-    /// not one per request).
+    /// Fails the requests whose reply did not come in time: one timer for all of them, not one per request. It is
+    /// started by a request and ends at the first deadline it reaches with nothing waiting, so it outlives the last
+    /// request by at most one reply timeout.
     private var replyWatch: Task<Void, Never>?
     private var welcome: CheckedContinuation<Void, any Error>?
     private var foreground: (any ForegroundApp)?

@@ -1,6 +1,7 @@
 import Foundation
 import NotificationClient
 import NotificationEngine
+import NotificationWire
 import Testing
 
 /// Connections that do not behave: bounded on the daemon's side, and on the client's.
@@ -67,5 +68,39 @@ struct DaemonConnectionBoundsTests {
             (error as? EngineError)?.code == .unavailable && "\(error)".contains("did not answer")
         }
         #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test(
+        "a daemon that welcomes but never answers a request: each request fails after its reply timeout",
+        .timeLimit(.minutes(1)))
+    func unansweredRequests() async throws {
+        let folder = URL(fileURLWithPath: "/tmp/unotify-deaf-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("deaf.sock").path
+        let listener = try listeningSocket(at: path, backlog: 8)
+        defer { close(listener) }
+        let welcome = try WireProtocol.encode(ServerMessage.welcome(Welcome(daemonVersion: "test")))
+        // Accepts one connection, welcomes its hello, then reads and answers nothing until the client closes.
+        let served = Thread {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var byte: UInt8 = 0
+            while read(connection, &byte, 1) == 1, byte != UInt8(ascii: "\n") {}
+            _ = welcome.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            while read(connection, &byte, 1) == 1 {}
+        }
+        served.start()
+        let connection = DaemonConnection(socketPath: path, appID: "com.example.deaf", replyTimeout: .milliseconds(500))
+        // Twice: the second request finds the first one's reply watch ended and starts another.
+        for _ in 0..<2 {
+            await #expect {
+                _ = try await connection.request(.pendingRequests)
+            } throws: { error in
+                (error as? EngineError)?.code == .unavailable && "\(error)".contains("did not answer within")
+            }
+        }
+        await connection.close()
     }
 }
