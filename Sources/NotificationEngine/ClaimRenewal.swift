@@ -77,6 +77,9 @@ final class ClaimRenewal: Sendable {
 
     /// Stops renewing the claims on these revisions (recorded, released, or left to expire); the task ends when
     /// nothing is held any more.
+    ///
+    /// A renewal already under way when a claim is dropped still extends it: a claim left to expire (a presenter that
+    /// gave up) then ends at most one lease after it was dropped, not one lease after it was taken.
     func drop(_ revisions: [Int64]) {
         guard !revisions.isEmpty else { return }
         let ended = state.withLock { state -> Task<Void, Never>? in
