@@ -28,6 +28,12 @@ public struct EngineConfiguration: Sendable {
     /// share a burst better with a smaller batch, and one that crashes leaves fewer claims to wait out.
     public var claimBatch: Int = 256
 
+    /// Whether the engine resolves `localizedUserNotificationString` values in a request's title, subtitle and body at
+    /// delivery, in ``deliveryLanguages`` (the default). `false` leaves them encoded for the presenter: a server-mode
+    /// worker sends them to the device as APNs's `loc-key` and `loc-args`, and the device localizes them in its own
+    /// language, as it does with any remote notification.
+    public var resolvesLocalizedStrings = true
+
     /// How long before a request's due instant the running loop (``NotificationScheduler/run()``) claims it and reads
     /// what presenting it needs, so that at the instant it only presents: the durable claim and the reads then cost
     /// the notification no lateness. A request removed or replaced in between is not delivered; one whose fire date

@@ -809,7 +809,9 @@ public actor NotificationScheduler {
     /// the person's languages of this moment.
     private func localized(_ spec: RequestSpec, appID: String) -> RequestSpec {
         let content = spec.content
-        guard [content.title, content.subtitle, content.body].contains(where: LocalizableString.mayContainEncoded) else {
+        guard configuration.resolvesLocalizedStrings,
+            [content.title, content.subtitle, content.body].contains(where: LocalizableString.mayContainEncoded)
+        else {
             return spec
         }
         let languages = configuration.deliveryLanguages()

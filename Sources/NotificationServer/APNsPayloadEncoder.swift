@@ -19,9 +19,24 @@ public enum APNsPayloadEncoder {
     public static func payload(for content: NotificationPayload, options: APNsOptions? = nil) throws -> Data {
         var aps: [String: Any] = [:]
         var alert: [String: Any] = [:]
-        if !content.title.isEmpty { alert["title"] = content.title }
-        if !content.subtitle.isEmpty { alert["subtitle"] = content.subtitle }
-        if !content.body.isEmpty { alert["body"] = content.body }
+        for (text, plain, prefix) in [
+            (content.title, "title", "title-"), (content.subtitle, "subtitle", "subtitle-"), (content.body, "body", ""),
+        ] where !text.isEmpty {
+            // A `localizedUserNotificationString` value travels as its key and arguments, for the device to localize
+            // in its own language (as APNs documents `title-loc-key`, `loc-key`, ...). A text that mixes plain text
+            // and such a value cannot: it is sent with each value's key in place of the value.
+            if let localizable = LocalizableString.decode(text) {
+                alert[prefix + "loc-key"] = localizable.key
+                if !localizable.arguments.isEmpty { alert[prefix + "loc-args"] = localizable.arguments.map(\.description) }
+            } else {
+                alert[plain] = LocalizableString.segments(of: text).map { segment in
+                    switch segment {
+                    case .text(let text): return text
+                    case .localizable(let value): return value.key
+                    }
+                }.joined()
+            }
+        }
         if !alert.isEmpty { aps["alert"] = alert }
         if let badge = content.badge { aps["badge"] = badge }
         if let sound = content.sound {

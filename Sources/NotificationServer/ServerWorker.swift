@@ -49,6 +49,10 @@ public struct ServerWorker: Sendable {
     /// are not recorded yet: 30 to 61 in `ClusterCrashTests`, against 256 with batches of 256).
     public static let claimBatch = 32
 
+    /// Workers leave `localizedUserNotificationString` values to the device (`EngineConfiguration
+    /// .resolvesLocalizedStrings` is off in their engines): they travel as `loc-key` and `loc-args`.
+    public static let localizesOnDevice = true
+
     /// How long a worker waits before listening again after its `LISTEN` connection failed, in seconds.
     public static let listenRetryDelay: TimeInterval = 5
 
@@ -69,6 +73,9 @@ public struct ServerWorker: Sendable {
     ) {
         self.store = store
         self.logger = logger
+        // The device localizes `localizedUserNotificationString` values (sent as `loc-key`), in its own language.
+        var configuration = configuration
+        configuration.resolvesLocalizedStrings = !Self.localizesOnDevice
         presenter = APNsPresenter(
             store: store, development: development, production: production, clock: clock, metrics: metrics,
             logger: logger)

@@ -164,6 +164,38 @@ struct WorkerDeliveryTests {
         await side.stop()
     }
 
+    @Test("localizedUserNotificationString values reach the device as loc-key and loc-args, unresolved by the worker")
+    func localizationKeys() async throws {
+        var content = NotificationPayload()
+        content.title = LocalizableString(key: "CLASS_TITLE").encoded
+        content.body = LocalizableString(key: "CLASS_BODY", arguments: [.string("B12"), .int(10)]).encoded
+        content.subtitle = "Room " + LocalizableString(key: "ROOM").encoded
+        let payload = try APNsPayloadEncoder.payload(for: content)
+        let alert = try #require(
+            ((try JSONSerialization.jsonObject(with: payload) as? [String: Any])?["aps"] as? [String: Any])?["alert"]
+                as? [String: Any])
+        #expect(alert["title-loc-key"] as? String == "CLASS_TITLE" && alert["title"] == nil)
+        #expect(alert["loc-key"] as? String == "CLASS_BODY")
+        #expect(alert["loc-args"] as? [String] == ["B12", "10"])
+        #expect(alert["subtitle"] as? String == "Room ROOM", "a mixed text carries the key in place of the value")
+        #expect(ServerWorker.localizesOnDevice)
+
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let clock = ManualNotificationClock(now: instant("2026-01-05T07:00:00Z"))
+        try await withTwoWorkers(side: side, clock: clock, running: (true, false)) { a, _, _ in
+            try await a.devices.register(registration("d1", zone: "Europe/Paris"))
+            try await a.devices.schedule(
+                RequestSpec(identifier: "class", content: content, trigger: .timeInterval(60, repeats: false)),
+                forDevice: "d1")
+            clock.advance(by: 60)
+            #expect(await eventually { side.received.count >= 1 })
+            // The endpoint records the alert's title: none was sent, only its key.
+            #expect(side.received.first?.title == "")
+        }
+        await side.stop()
+    }
+
     @Test("a worker that gives up (503 on every attempt) leaves the claim; after the lease it is sent again with the same apns-id")
     func gaveUpIsRetriedAfterTheLease() async throws {
         let side = try await DeviceSide()
