@@ -262,4 +262,39 @@ struct PostgresStoreTests {
             }
         }
     }
+
+    @Test(
+        "a batch replacing requests by identifier stays an index lookup when the table's statistics say it is empty",
+        .timeLimit(.minutes(5)))
+    func batchReplaceWithoutStatistics() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { _ in
+            // 100,000 rows over 1,000 apps, then the statistics an autovacuum leaves when it counts the table while
+            // a large insert is not committed: no column statistics, zero rows over the table's pages. Any statement
+            // over 5 s fails (a scan of the whole table per replaced pair took minutes here).
+            try await withClient(configuration) { client in
+                try await client.query(
+                    """
+                    INSERT INTO pending (app, identifier, spec, added_at, next_fire, floating)
+                    SELECT 'app-' || (i % 1000), 'fill-' || i, '\\x7b7d'::bytea, 0, 2e9 + i, false
+                    FROM generate_series(0, 99999) AS i
+                    """)
+                try await client.query("DELETE FROM pg_statistic WHERE starelid = 'pending'::regclass")
+                try await client.query(
+                    """
+                    UPDATE pg_class SET reltuples = 0, relpages = pg_relation_size('pending') / 8192
+                    WHERE oid = 'pending'::regclass
+                    """)
+                try await client.query(
+                    PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(configuration.database ?? "")\" SET statement_timeout = '5s'"))
+            }
+        }
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            let batch = (0..<300).map { request("fill-\($0)", fireIn: 60, app: "app-\($0 % 1000)") }
+            #expect(try await store.insertPending(batch: batch, cap: nil, at: start).isEmpty)
+            #expect(try await store.pendingCount() == 100_000)
+            let replaced = try await store.pendingRequests(appID: "app-7").first { $0.identifier == "fill-7" }
+            #expect(replaced?.nextFireDate == start.addingTimeInterval(60))
+        }
+    }
 }
