@@ -57,6 +57,8 @@ public actor NotificationScheduler {
     private var preparedEpoch: UInt64 = 0
     /// The last of the fires being recorded in the background, in order (``record(_:)``).
     private var recording: Task<Void, Never>?
+    /// Fires presented and not yet handed to the store (see ``record(_:)``).
+    private var unrecorded: [Completion] = []
     /// The re-plan in progress after a zone change, and the zone it plans for (see ``checkPlannedZone()``).
     private var replanning: (zone: String, task: Task<Int, any Error>)?
     /// How long the loop waits before asking a store that failed again.
@@ -703,31 +705,38 @@ public actor NotificationScheduler {
     /// while the store is busy with another transaction (an import, a re-plan). Until a fire is recorded its claim
     /// holds: nothing delivers it again unless this process dies first, and then the lease ends and it is delivered
     /// again (at least once).
+    ///
+    /// Fires handed over while the recorder writes wait for its next transaction, which takes all of them: a burst is
+    /// recorded in a few transactions, not one per fire.
     private func record(_ completions: [Completion]) {
         guard !completions.isEmpty else { return }
-        let previous = recording
-        recording = Task { [weak self] in
-            await previous?.value
-            await self?.finish(completions)
+        unrecorded += completions
+        guard recording == nil else { return }
+        recording = Task { [weak self] in await self?.recordUntilEmpty() }
+    }
+
+    /// The recorder: records what waits, batch after batch, until nothing does.
+    private func recordUntilEmpty() async {
+        while !unrecorded.isEmpty {
+            let batch = unrecorded
+            unrecorded = []
+            await finish(batch)
         }
+        recording = nil
     }
 
     /// Waits until every fire handed to ``record(_:)`` is recorded.
     private func recordingsDone() async {
-        while let task = recording {
-            await task.value
-            if recording == task { recording = nil }
-        }
+        while let task = recording { await task.value }
     }
 
     /// Records fires in the store, each followed by its badge; then moves on the floating plans whose requests have
     /// all fired now (the loop's own pass may have looked before these fires were recorded).
     /// A fire's claim is renewed until it is recorded.
     private func finish(_ completions: [Completion]) async {
-        for completion in completions where !completion.retryLater {
-            await complete(
-                completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
-                badge: completion.badge)
+        let fires = completions.filter { !$0.retryLater }
+        await complete(fires)
+        for completion in fires {
             claims.drop([completion.request.revision])
             if let badge = completion.badge {
                 await presenter.badgeDidChange(appID: completion.request.appID, count: badge)
@@ -826,17 +835,40 @@ public actor NotificationScheduler {
         return spec
     }
 
-    private func complete(
-        _ request: PendingRequest, next: Date?, delivered: DeliveredNotification?, history: HistoryEntry, badge: Int?
-    ) async {
+    /// Records fires with one store call (one transaction on SQLite), then deletes the attachment files nothing names
+    /// any more. A failure is logged: the claims then expire and the fires are delivered again (at least once).
+    private func complete(_ fires: [Completion]) async {
+        guard !fires.isEmpty else { return }
+        // The attachment files the deliveries replace: those of the listed notifications with the same identifier,
+        // and those of an earlier fire of the same batch with the same identifier (not listed yet when read).
+        var replaced: [[RequestSpec]] = []
+        var deliveredInBatch: [String: RequestSpec] = [:]
+        for fire in fires {
+            guard let delivered = fire.delivered else {
+                replaced.append([])
+                continue
+            }
+            let key = fire.request.appID + "\u{0}" + delivered.identifier
+            var specs = await listedRequests(replacedBy: delivered.identifier, appID: fire.request.appID)
+            if let earlier = deliveredInBatch.updateValue(delivered.request, forKey: key) { specs.append(earlier) }
+            replaced.append(specs)
+        }
         do {
-            var replaced: [RequestSpec] = []
-            if let delivered { replaced = await listedRequests(replacedBy: delivered.identifier, appID: request.appID) }
-            try await store.completeFire(request, nextFireDate: next, delivered: delivered, history: history, badge: badge)
-            await discardAttachments(of: replaced + (next == nil ? [request.spec] : []), appID: request.appID)
+            try await store.completeFires(
+                fires.map {
+                    FireCompletion(
+                        request: $0.request, nextFireDate: $0.next, delivered: $0.delivered, history: $0.history,
+                        badge: $0.badge)
+                })
         } catch {
-            // The claim expires after the lease and the request is delivered again: at least once, never lost.
-            logger.error("could not record a delivery: \(error)", metadata: ["request": "\(request.identifier)"])
+            // The claims expire after the lease and the requests are delivered again: at least once, never lost.
+            logger.error(
+                "could not record deliveries: \(error)",
+                metadata: ["requests": "\(fires.map(\.request.identifier).joined(separator: ", "))"])
+            return
+        }
+        for (fire, specs) in zip(fires, replaced) {
+            await discardAttachments(of: specs + (fire.next == nil ? [fire.request.spec] : []), appID: fire.request.appID)
         }
     }
 

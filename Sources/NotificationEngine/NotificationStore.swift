@@ -133,6 +133,15 @@ public protocol NotificationStore: Sendable {
         badge: Int?
     ) async throws -> Int64
 
+    /// Records many fires as ``completeFire(_:nextFireDate:delivered:history:badge:)`` records each, in order: what
+    /// the engine's recorder does with the fires that queued up while it wrote the previous ones. The PostgreSQL store
+    /// records them in a few set-based statements in one transaction per group of apps (a round trip per statement,
+    /// not per fire); the default, which the SQLite store keeps, calls `completeFire` for each.
+    /// - Returns: The history entries' identifiers, in order (0 for a fire another engine records, as
+    ///   `completeFire` answers).
+    @discardableResult
+    func completeFires(_ fires: [FireCompletion]) async throws -> [Int64]
+
     /// The plans of floating calendar triggers (one per app, components and matching policy: every request
     /// following a plan fires at its instant) whose instant is after `date`.
     func floatingPlans(dueAfter date: Date) async throws -> [FloatingPlan]
@@ -249,6 +258,19 @@ extension NotificationStore {
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
         try await setMetadata("launch.\(appID)", value)
+    }
+
+    /// Records each fire with ``completeFire(_:nextFireDate:delivered:history:badge:)``, one after the other.
+    @discardableResult
+    public func completeFires(_ fires: [FireCompletion]) async throws -> [Int64] {
+        var identifiers: [Int64] = []
+        for fire in fires {
+            identifiers.append(
+                try await completeFire(
+                    fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered, history: fire.history,
+                    badge: fire.badge))
+        }
+        return identifiers
     }
 
     /// Reads ``deniedAppIDs(among:)``, then stores the other apps' requests with ``insertPending(batch:cap:at:)``.

@@ -115,8 +115,8 @@ struct PostgresStoreTests {
 
     @Test(
         "a slow worker that outlived its lease and the worker that took the fire over record it once, whichever completes first",
-        arguments: [true, false])
-    func lateCompletionRecordsOnce(slowFirst: Bool) async throws {
+        arguments: [true, false], [true, false])
+    func lateCompletionRecordsOnce(slowFirst: Bool, batched: Bool) async throws {
         let configuration = try await freshDatabase()
         let due = start.addingTimeInterval(10)
         try await PostgresNotificationStore.withStore(configuration: configuration, owner: "slow") { slow in
@@ -136,8 +136,13 @@ struct PostgresStoreTests {
                         appID: request.appID, requestIdentifier: request.spec.identifier, title: "r", dueDate: due,
                         actedAt: due.addingTimeInterval(seconds), presenter: "apns", presentation: [.banner],
                         outcome: .delivered)
-                    return try await store.completeFire(
-                        request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                    guard batched else {
+                        return try await store.completeFire(
+                            request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                    }
+                    let fire = FireCompletion(
+                        request: request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                    return try #require(try await store.completeFires([fire]).first)
                 }
                 if slowFirst {
                     #expect(try await record(slow, mine, at: 9.5) == 0, "the fire is the other worker's now")
