@@ -380,7 +380,11 @@ public actor NotificationScheduler {
                 await advanceFloatingPlans(at: now)
                 return shown
             }
-            shown += await fire(claimed, recordEach: true).shown
+            // The apps' states and categories for the whole batch in two reads, not two per fire.
+            let ready = Dictionary(
+                await prepared(claimed).compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }
+            ) { first, _ in first }
+            shown += await fire(claimed, prepared: ready, recordEach: true).shown
         }
     }
 
@@ -504,21 +508,22 @@ public actor NotificationScheduler {
         return claimed.count
     }
 
-    /// The requests with their apps' state and categories, read once per app; `nil` for an app whose reads failed or
-    /// whose state changed while they ran (``fire(_:)`` reads it again then).
+    /// The requests with their apps' state and categories, read with one store call each for all their apps
+    /// (``NotificationStore/appStates(appIDs:)``, ``NotificationStore/categories(appIDs:)``); without them (`nil`)
+    /// when a read failed or an app's state changed while they ran (``fire(_:)`` reads it again then).
     private func prepared(_ requests: [PendingRequest]) async -> [HeldRequest] {
-        var byApp: [String: PreparedFire?] = [:]
-        for appID in Set(requests.map(\.appID)) {
-            let epoch = preparedEpoch
-            guard let state = try? await appState(appID: appID),
-                let categories = try? await store.categories(appID: appID)
-            else {
-                byApp[appID] = .some(nil)
-                continue
+        let apps = Array(Set(requests.map(\.appID)))
+        let epoch = preparedEpoch
+        var byApp: [String: PreparedFire] = [:]
+        if !apps.isEmpty, let states = try? await storeCall({ try await store.appStates(appIDs: apps) }),
+            let categories = try? await storeCall({ try await store.categories(appIDs: apps) }),
+            epoch == preparedEpoch
+        {
+            for app in apps {
+                byApp[app] = PreparedFire(state: states[app] ?? AppState(appID: app), categories: categories[app] ?? [])
             }
-            byApp[appID] = epoch == preparedEpoch ? PreparedFire(state: state, categories: categories) : nil
         }
-        return requests.map { HeldRequest(request: $0, prepared: byApp[$0.appID] ?? nil) }
+        return requests.map { HeldRequest(request: $0, prepared: byApp[$0.appID]) }
     }
 
     /// Checks the held requests against the store after a change was signalled: a request removed or replaced is
@@ -666,6 +671,9 @@ public actor NotificationScheduler {
         -> (shown: Int, completions: [Completion])
     {
         let byApp = Dictionary(grouping: requests, by: \.appID)
+        if byApp.count > 1, let confirming = presenter as? any ConfirmingPresenter {
+            await confirming.willDeliver(appIDs: Set(byApp.keys))
+        }
         // One app (the usual case): no child task to start and wait for.
         if byApp.count == 1, let appID = requests.first?.appID {
             return await fireInOrder(requests, prepared: prepared[appID], recordEach: recordEach)

@@ -222,6 +222,13 @@ public protocol NotificationStore: Sendable {
     /// Which of these apps are denied notifications (``AuthorizationStatus/denied``): what a batch of many apps
     /// checks at once. The default reads each app's state with ``appState(appID:)``; a store on a server asks once.
     func deniedAppIDs(among appIDs: [String]) async throws -> Set<String>
+    /// The states of these apps that have one (an app the store has never seen is left out): what the engine reads
+    /// before presenting a claimed batch, once for all its apps. The default reads each with ``appState(appID:)``;
+    /// the PostgreSQL store asks once.
+    func appStates(appIDs: [String]) async throws -> [String: AppState]
+    /// The categories of these apps that set any, as ``categories(appID:)`` reads each: the default reads them one by
+    /// one; the PostgreSQL store asks once.
+    func categories(appIDs: [String]) async throws -> [String: [CategorySpec]]
     func saveAppState(_ state: AppState) async throws
     func allAppStates() async throws -> [AppState]
 
@@ -290,6 +297,25 @@ extension NotificationStore {
             denied.insert(appID)
         }
         return denied
+    }
+
+    /// Reads each app's state with ``appState(appID:)``, one after the other.
+    public func appStates(appIDs: [String]) async throws -> [String: AppState] {
+        var states: [String: AppState] = [:]
+        for appID in Set(appIDs) {
+            if let state = try await appState(appID: appID) { states[appID] = state }
+        }
+        return states
+    }
+
+    /// Reads each app's categories with ``categories(appID:)``, one after the other.
+    public func categories(appIDs: [String]) async throws -> [String: [CategorySpec]] {
+        var categories: [String: [CategorySpec]] = [:]
+        for appID in Set(appIDs) {
+            let found = try await self.categories(appID: appID)
+            if !found.isEmpty { categories[appID] = found }
+        }
+        return categories
     }
 
     /// The earliest instant at which any app's request may be due.

@@ -1054,6 +1054,35 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// The states of these apps that have one, in one query (a claimed batch of a server spans up to a batch of
+    /// devices).
+    public func appStates(appIDs: [String]) async throws -> [String: AppState] {
+        guard !appIDs.isEmpty else { return [:] }
+        let ids = Array(Set(appIDs))
+        let states = try await read { connection, logger in
+            try await Self.appStates(
+                "SELECT id, authorization_status, granted_options, badge FROM app WHERE id = ANY(\(ids))", connection,
+                logger)
+        }
+        return Dictionary(states.map { ($0.appID, $0) }) { first, _ in first }
+    }
+
+    /// The categories of these apps that set any, in one query.
+    public func categories(appIDs: [String]) async throws -> [String: [CategorySpec]] {
+        guard !appIDs.isEmpty else { return [:] }
+        let ids = Array(Set(appIDs))
+        return try await read { connection, logger in
+            var categories: [String: [CategorySpec]] = [:]
+            for try await (app, payload) in try await connection.query(
+                "SELECT app, payload FROM category WHERE app = ANY(\(ids))", logger: logger
+            ).decode((String, Data).self) {
+                let decoded = try JSON.decode([CategorySpec].self, from: payload)
+                if !decoded.isEmpty { categories[app] = decoded }
+            }
+            return categories
+        }
+    }
+
     /// The denied apps among these, in one query that returns only them (a batch of a server spans thousands of
     /// devices, none of them usually denied).
     public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {

@@ -296,6 +296,33 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("the states and categories of many apps read at once: those the store has, as one at a time reads them",
+        arguments: StoreKind.allCases)
+    func batchReadsOfApps(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let apps = (0..<40).map { "app\($0)" }
+            for (index, app) in apps.enumerated() where index % 2 == 0 {
+                try await store.saveAppState(
+                    AppState(appID: app, authorization: .authorized, grantedOptions: [.alert], badge: index))
+            }
+            for (index, app) in apps.enumerated() where index % 3 == 0 {
+                try await store.setCategories([CategorySpec(identifier: "c\(index)", actions: [])], appID: app)
+            }
+            try await store.setCategories([], appID: "app1")
+            let asked = apps + ["unknown", "app0"]
+            let states = try await store.appStates(appIDs: asked)
+            let categories = try await store.categories(appIDs: asked)
+            #expect(Set(states.keys) == Set(apps.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)))
+            #expect(Set(categories.keys) == Set(apps.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)))
+            for app in asked {
+                #expect(states[app] == (try await store.appState(appID: app)))
+                #expect(categories[app] ?? [] == (try await store.categories(appID: app)))
+            }
+            #expect(try await store.appStates(appIDs: []).isEmpty)
+            #expect(try await store.categories(appIDs: []).isEmpty)
+        }
+    }
+
     /// A delivered fire of `request` at `date`, for ``NotificationStore/completeFires(_:)``.
     static func fire(_ request: PendingRequest, at date: Date, next: Date?, history: HistoryEntry, badge: Int?)
         -> FireCompletion
