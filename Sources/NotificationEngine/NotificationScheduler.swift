@@ -876,7 +876,8 @@ public actor NotificationScheduler {
             return
         }
         for (fire, specs) in zip(fires, replaced) {
-            await discardAttachments(of: specs + (fire.next == nil ? [fire.request.spec] : []), appID: fire.request.appID)
+            await discardAttachments(
+                of: specs + (fire.next == nil ? [fire.request.spec] : []), appID: fire.request.appID)
         }
     }
 

@@ -100,7 +100,8 @@ extension PostgresNotificationStore {
         let recorded = fires.indices.filter { identifiers[$0] == nil }
         guard !recorded.isEmpty else { return identifiers.map { $0 ?? 0 } }
         try await Self.updatePending(recorded.map { fires[$0] }, connection, logger)
-        let historyIDs = try await Self.appendHistoryReturningIDs(recorded.map { fires[$0].history }, connection, logger)
+        let historyIDs = try await Self.appendHistoryReturningIDs(
+            recorded.map { fires[$0].history }, connection, logger)
         for (index, id) in zip(recorded, historyIDs) { identifiers[index] = id }
         // The later of two deliveries under one identifier, and the later of two badges of one app, win.
         var delivered: [String: DeliveredNotification] = [:]
@@ -118,10 +119,11 @@ extension PostgresNotificationStore {
         try await Self.upsertDelivered(deliveredOrder.compactMap { delivered[$0] }, connection, logger)
         if !badges.isEmpty {
             let apps = badges.keys.sorted()
+            let counts = apps.map { badges[$0] ?? 0 }
             try await connection.query(
                 """
                 INSERT INTO app (id, authorization_status, granted_options, badge)
-                SELECT id, 0, 0, badge FROM unnest(\(apps)::text[], \(apps.map { badges[$0] ?? 0 })::int8[]) AS t(id, badge)
+                SELECT id, 0, 0, badge FROM unnest(\(apps)::text[], \(counts)::int8[]) AS t(id, badge)
                 ON CONFLICT (id) DO UPDATE SET badge = excluded.badge
                 """, logger: logger)
         }

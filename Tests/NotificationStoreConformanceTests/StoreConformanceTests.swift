@@ -272,8 +272,9 @@ struct StoreConformanceTests {
             let first = try await store.insertPending(request("every", fireIn: 10), cap: nil, at: start).stored
             var second = first
             second.nextFireDate = start.addingTimeInterval(70)
-            fires.insert(
-                Self.fire(first, at: due, next: second.nextFireDate, history: history(first, at: due), badge: nil), at: 5)
+            let firstFire = Self.fire(
+                first, at: due, next: second.nextFireDate, history: history(first, at: due), badge: nil)
+            fires.insert(firstFire, at: 5)
             fires.append(
                 Self.fire(
                     second, at: start.addingTimeInterval(70), next: start.addingTimeInterval(130),

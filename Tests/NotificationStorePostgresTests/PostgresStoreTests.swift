@@ -290,8 +290,9 @@ struct PostgresStoreTests {
                     UPDATE pg_class SET reltuples = 0, relpages = pg_relation_size('pending') / 8192
                     WHERE oid = 'pending'::regclass
                     """)
+                let database = configuration.database ?? ""
                 try await client.query(
-                    PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(configuration.database ?? "")\" SET statement_timeout = '5s'"))
+                    PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(database)\" SET statement_timeout = '5s'"))
             }
         }
         try await PostgresNotificationStore.withStore(configuration: configuration) { store in
