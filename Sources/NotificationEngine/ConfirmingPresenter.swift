@@ -37,4 +37,16 @@ public protocol ConfirmingPresenter: NotificationPresenter {
     /// - Returns: What became of it.
     func deliver(_ notification: DeliveredNotification, options: PresentationSet, category: CategorySpec?) async
         -> PresentationOutcome
+
+    /// Tells the presenter the apps of a claimed batch of several apps whose notifications it is about to be handed
+    /// (by ``deliver(_:options:category:)``, each at most once), so that what each delivery looks up can be read once
+    /// for all of them. The default does nothing.
+    ///
+    /// - Parameter appIDs: The apps of the batch.
+    func willDeliver(appIDs: Set<String>) async
+}
+
+extension ConfirmingPresenter {
+    /// Does nothing: each delivery looks up what it needs.
+    public func willDeliver(appIDs: Set<String>) async {}
 }

@@ -57,6 +57,8 @@ public actor NotificationScheduler {
     private var preparedEpoch: UInt64 = 0
     /// The last of the fires being recorded in the background, in order (``record(_:)``).
     private var recording: Task<Void, Never>?
+    /// Fires presented and not yet handed to the store (see ``record(_:)``).
+    private var unrecorded: [Completion] = []
     /// The re-plan in progress after a zone change, and the zone it plans for (see ``checkPlannedZone()``).
     private var replanning: (zone: String, task: Task<Int, any Error>)?
     /// How long the loop waits before asking a store that failed again.
@@ -378,7 +380,11 @@ public actor NotificationScheduler {
                 await advanceFloatingPlans(at: now)
                 return shown
             }
-            shown += await fire(claimed, recordEach: true).shown
+            // The apps' states and categories for the whole batch in two reads, not two per fire.
+            let ready = Dictionary(
+                await prepared(claimed).compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }
+            ) { first, _ in first }
+            shown += await fire(claimed, prepared: ready, recordEach: true).shown
         }
     }
 
@@ -502,21 +508,22 @@ public actor NotificationScheduler {
         return claimed.count
     }
 
-    /// The requests with their apps' state and categories, read once per app; `nil` for an app whose reads failed or
-    /// whose state changed while they ran (``fire(_:)`` reads it again then).
+    /// The requests with their apps' state and categories, read with one store call each for all their apps
+    /// (``NotificationStore/appStates(appIDs:)``, ``NotificationStore/categories(appIDs:)``); without them (`nil`)
+    /// when a read failed or an app's state changed while they ran (``fire(_:)`` reads it again then).
     private func prepared(_ requests: [PendingRequest]) async -> [HeldRequest] {
-        var byApp: [String: PreparedFire?] = [:]
-        for appID in Set(requests.map(\.appID)) {
-            let epoch = preparedEpoch
-            guard let state = try? await appState(appID: appID),
-                let categories = try? await store.categories(appID: appID)
-            else {
-                byApp[appID] = .some(nil)
-                continue
+        let apps = Array(Set(requests.map(\.appID)))
+        let epoch = preparedEpoch
+        var byApp: [String: PreparedFire] = [:]
+        if !apps.isEmpty, let states = try? await storeCall({ try await store.appStates(appIDs: apps) }),
+            let categories = try? await storeCall({ try await store.categories(appIDs: apps) }),
+            epoch == preparedEpoch
+        {
+            for app in apps {
+                byApp[app] = PreparedFire(state: states[app] ?? AppState(appID: app), categories: categories[app] ?? [])
             }
-            byApp[appID] = epoch == preparedEpoch ? PreparedFire(state: state, categories: categories) : nil
         }
-        return requests.map { HeldRequest(request: $0, prepared: byApp[$0.appID] ?? nil) }
+        return requests.map { HeldRequest(request: $0, prepared: byApp[$0.appID]) }
     }
 
     /// Checks the held requests against the store after a change was signalled: a request removed or replaced is
@@ -664,6 +671,9 @@ public actor NotificationScheduler {
         -> (shown: Int, completions: [Completion])
     {
         let byApp = Dictionary(grouping: requests, by: \.appID)
+        if byApp.count > 1, let confirming = presenter as? any ConfirmingPresenter {
+            await confirming.willDeliver(appIDs: Set(byApp.keys))
+        }
         // One app (the usual case): no child task to start and wait for.
         if byApp.count == 1, let appID = requests.first?.appID {
             return await fireInOrder(requests, prepared: prepared[appID], recordEach: recordEach)
@@ -703,31 +713,38 @@ public actor NotificationScheduler {
     /// while the store is busy with another transaction (an import, a re-plan). Until a fire is recorded its claim
     /// holds: nothing delivers it again unless this process dies first, and then the lease ends and it is delivered
     /// again (at least once).
+    ///
+    /// Fires handed over while the recorder writes wait for its next transaction, which takes all of them: a burst is
+    /// recorded in a few transactions, not one per fire.
     private func record(_ completions: [Completion]) {
         guard !completions.isEmpty else { return }
-        let previous = recording
-        recording = Task { [weak self] in
-            await previous?.value
-            await self?.finish(completions)
+        unrecorded += completions
+        guard recording == nil else { return }
+        recording = Task { [weak self] in await self?.recordUntilEmpty() }
+    }
+
+    /// The recorder: records what waits, batch after batch, until nothing does.
+    private func recordUntilEmpty() async {
+        while !unrecorded.isEmpty {
+            let batch = unrecorded
+            unrecorded = []
+            await finish(batch)
         }
+        recording = nil
     }
 
     /// Waits until every fire handed to ``record(_:)`` is recorded.
     private func recordingsDone() async {
-        while let task = recording {
-            await task.value
-            if recording == task { recording = nil }
-        }
+        while let task = recording { await task.value }
     }
 
     /// Records fires in the store, each followed by its badge; then moves on the floating plans whose requests have
     /// all fired now (the loop's own pass may have looked before these fires were recorded).
     /// A fire's claim is renewed until it is recorded.
     private func finish(_ completions: [Completion]) async {
-        for completion in completions where !completion.retryLater {
-            await complete(
-                completion.request, next: completion.next, delivered: completion.delivered, history: completion.history,
-                badge: completion.badge)
+        let fires = completions.filter { !$0.retryLater }
+        await complete(fires)
+        for completion in fires {
             claims.drop([completion.request.revision])
             if let badge = completion.badge {
                 await presenter.badgeDidChange(appID: completion.request.appID, count: badge)
@@ -828,17 +845,41 @@ public actor NotificationScheduler {
         return spec
     }
 
-    private func complete(
-        _ request: PendingRequest, next: Date?, delivered: DeliveredNotification?, history: HistoryEntry, badge: Int?
-    ) async {
+    /// Records fires with one store call (one transaction on SQLite), then deletes the attachment files nothing names
+    /// any more. A failure is logged: the claims then expire and the fires are delivered again (at least once).
+    private func complete(_ fires: [Completion]) async {
+        guard !fires.isEmpty else { return }
+        // The attachment files the deliveries replace: those of the listed notifications with the same identifier,
+        // and those of an earlier fire of the same batch with the same identifier (not listed yet when read).
+        var replaced: [[RequestSpec]] = []
+        var deliveredInBatch: [String: RequestSpec] = [:]
+        for fire in fires {
+            guard let delivered = fire.delivered else {
+                replaced.append([])
+                continue
+            }
+            let key = fire.request.appID + "\u{0}" + delivered.identifier
+            var specs = await listedRequests(replacedBy: delivered.identifier, appID: fire.request.appID)
+            if let earlier = deliveredInBatch.updateValue(delivered.request, forKey: key) { specs.append(earlier) }
+            replaced.append(specs)
+        }
         do {
-            var replaced: [RequestSpec] = []
-            if let delivered { replaced = await listedRequests(replacedBy: delivered.identifier, appID: request.appID) }
-            try await store.completeFire(request, nextFireDate: next, delivered: delivered, history: history, badge: badge)
-            await discardAttachments(of: replaced + (next == nil ? [request.spec] : []), appID: request.appID)
+            try await store.completeFires(
+                fires.map {
+                    FireCompletion(
+                        request: $0.request, nextFireDate: $0.next, delivered: $0.delivered, history: $0.history,
+                        badge: $0.badge)
+                })
         } catch {
-            // The claim expires after the lease and the request is delivered again: at least once, never lost.
-            logger.error("could not record a delivery: \(error)", metadata: ["request": "\(request.identifier)"])
+            // The claims expire after the lease and the requests are delivered again: at least once, never lost.
+            logger.error(
+                "could not record deliveries: \(error)",
+                metadata: ["requests": "\(fires.map(\.request.identifier).joined(separator: ", "))"])
+            return
+        }
+        for (fire, specs) in zip(fires, replaced) {
+            await discardAttachments(
+                of: specs + (fire.next == nil ? [fire.request.spec] : []), appID: fire.request.appID)
         }
     }
 

@@ -133,6 +133,15 @@ public protocol NotificationStore: Sendable {
         badge: Int?
     ) async throws -> Int64
 
+    /// Records many fires as ``completeFire(_:nextFireDate:delivered:history:badge:)`` records each, in order: what
+    /// the engine's recorder does with the fires that queued up while it wrote the previous ones. The PostgreSQL store
+    /// records them in a few set-based statements in one transaction per group of apps (a round trip per statement,
+    /// not per fire); the default, which the SQLite store keeps, calls `completeFire` for each.
+    /// - Returns: The history entries' identifiers, in order (0 for a fire another engine records, as
+    ///   `completeFire` answers).
+    @discardableResult
+    func completeFires(_ fires: [FireCompletion]) async throws -> [Int64]
+
     /// The plans of floating calendar triggers (one per app, components and matching policy: every request
     /// following a plan fires at its instant) whose instant is after `date`.
     func floatingPlans(dueAfter date: Date) async throws -> [FloatingPlan]
@@ -213,6 +222,13 @@ public protocol NotificationStore: Sendable {
     /// Which of these apps are denied notifications (``AuthorizationStatus/denied``): what a batch of many apps
     /// checks at once. The default reads each app's state with ``appState(appID:)``; a store on a server asks once.
     func deniedAppIDs(among appIDs: [String]) async throws -> Set<String>
+    /// The states of these apps that have one (an app the store has never seen is left out): what the engine reads
+    /// before presenting a claimed batch, once for all its apps. The default reads each with ``appState(appID:)``;
+    /// the PostgreSQL store asks once.
+    func appStates(appIDs: [String]) async throws -> [String: AppState]
+    /// The categories of these apps that set any, as ``categories(appID:)`` reads each: the default reads them one by
+    /// one; the PostgreSQL store asks once.
+    func categories(appIDs: [String]) async throws -> [String: [CategorySpec]]
     func saveAppState(_ state: AppState) async throws
     func allAppStates() async throws -> [AppState]
 
@@ -251,6 +267,19 @@ extension NotificationStore {
         try await setMetadata("launch.\(appID)", value)
     }
 
+    /// Records each fire with ``completeFire(_:nextFireDate:delivered:history:badge:)``, one after the other.
+    @discardableResult
+    public func completeFires(_ fires: [FireCompletion]) async throws -> [Int64] {
+        var identifiers: [Int64] = []
+        for fire in fires {
+            identifiers.append(
+                try await completeFire(
+                    fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered, history: fire.history,
+                    badge: fire.badge))
+        }
+        return identifiers
+    }
+
     /// Reads ``deniedAppIDs(among:)``, then stores the other apps' requests with ``insertPending(batch:cap:at:)``.
     public func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws
         -> PendingBatchInsertion
@@ -268,6 +297,25 @@ extension NotificationStore {
             denied.insert(appID)
         }
         return denied
+    }
+
+    /// Reads each app's state with ``appState(appID:)``, one after the other.
+    public func appStates(appIDs: [String]) async throws -> [String: AppState] {
+        var states: [String: AppState] = [:]
+        for appID in Set(appIDs) {
+            if let state = try await appState(appID: appID) { states[appID] = state }
+        }
+        return states
+    }
+
+    /// Reads each app's categories with ``categories(appID:)``, one after the other.
+    public func categories(appIDs: [String]) async throws -> [String: [CategorySpec]] {
+        var categories: [String: [CategorySpec]] = [:]
+        for appID in Set(appIDs) {
+            let found = try await self.categories(appID: appID)
+            if !found.isEmpty { categories[appID] = found }
+        }
+        return categories
     }
 
     /// The earliest instant at which any app's request may be due.

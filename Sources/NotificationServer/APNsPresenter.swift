@@ -4,6 +4,7 @@ import NotificationAPNsProvider
 import NotificationEngine
 import NotificationModel
 import NotificationStorePostgres
+import Synchronization
 
 /// Delivers devices' due requests through APNs: the presenter of a server-mode worker.
 ///
@@ -38,6 +39,8 @@ public final class APNsPresenter: ConfirmingPresenter {
     public let metrics: ServerMetrics
     let clock: any NotificationClock
     let logger: Logger
+    /// The devices read for the batch being delivered (``willDeliver(appIDs:)``), each taken by its first delivery.
+    private let prefetched = Mutex<[String: Device]>([:])
 
     /// Creates the presenter.
     ///
@@ -68,11 +71,17 @@ public final class APNsPresenter: ConfirmingPresenter {
             return .failed("\(notification.appID) is not a device's app identity")
         }
         let device: Device
-        do {
-            guard let found = try await store.device(id: deviceID) else { return .failed("device \(deviceID) is gone") }
-            device = found
-        } catch {
-            return .retryLater("could not read device \(deviceID): \(error)")
+        if let known = prefetched.withLock({ $0.removeValue(forKey: deviceID) }) {
+            device = known
+        } else {
+            do {
+                guard let found = try await store.device(id: deviceID) else {
+                    return .failed("device \(deviceID) is gone")
+                }
+                device = found
+            } catch {
+                return .retryLater("could not read device \(deviceID): \(error)")
+            }
         }
         guard device.isActive else { return .failed("device \(deviceID) is inactive") }
         let apnsID = Self.apnsID(for: notification)
@@ -132,6 +141,16 @@ public final class APNsPresenter: ConfirmingPresenter {
         case .gaveUp(let answer):
             metrics.recordAnswer("GaveUp", at: clock.now)
             return .retryLater("APNs: \(answer)")
+        }
+    }
+
+    /// Reads the devices of a claimed batch in one query (``PostgresNotificationStore/devices(ids:)``); each delivery
+    /// takes its device from them instead of reading it alone. When the read fails, each delivery reads its own.
+    public func willDeliver(appIDs: Set<String>) async {
+        let ids = appIDs.compactMap(Device.deviceID(forAppID:))
+        let devices = ids.isEmpty ? [] : ((try? await store.devices(ids: ids)) ?? [])
+        prefetched.withLock { prefetched in
+            prefetched = Dictionary(devices.map { ($0.id, $0) }) { first, _ in first }
         }
     }
 

@@ -223,6 +223,119 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "fires recorded together: each as if alone, history in order, the last badge and delivery win",
+        arguments: StoreKind.allCases)
+    func completeFires(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let once = try await store.insertPending(request("once", fireIn: 10), cap: nil, at: start).stored
+            let again = try await store.insertPending(request("again", fireIn: 10), cap: nil, at: start).stored
+            let due = start.addingTimeInterval(10)
+            func delivered(_ request: PendingRequest) -> DeliveredNotification {
+                DeliveredNotification(
+                    appID: request.appID, request: request.spec, date: due, dueDate: due, presentation: [.banner])
+            }
+            let identifiers = try await store.completeFires([
+                FireCompletion(
+                    request: once, nextFireDate: nil, delivered: delivered(once), history: history(once, at: due),
+                    badge: 1),
+                FireCompletion(
+                    request: again, nextFireDate: due.addingTimeInterval(60), delivered: delivered(again),
+                    history: history(again, at: due), badge: 2),
+            ])
+            #expect(identifiers.count == 2)
+            #expect(identifiers[0] < identifiers[1])
+            #expect(try await store.pendingRequests(appID: app).map(\.identifier) == ["again"])
+            #expect(try await store.pendingRequests(appID: app).first?.nextFireDate == due.addingTimeInterval(60))
+            let listed = try await store.deliveredNotifications(appID: app)
+            #expect(Set(listed.compactMap(\.historyID)) == Set(identifiers))
+            #expect(try await store.appState(appID: app)?.badge == 2)
+            #expect(try await store.history(appID: app, limit: 10).map(\.id) == identifiers.reversed())
+            #expect(try await store.completeFires([]).isEmpty)
+        }
+    }
+
+    @Test(
+        "fires of 40 apps recorded together, a repeating request twice among them: as one at a time",
+        arguments: StoreKind.allCases)
+    func completeFiresAcrossApps(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let due = start.addingTimeInterval(10)
+            var fires: [FireCompletion] = []
+            for index in 0..<40 {
+                let stored = try await store.insertPending(
+                    request("r\(index)", fireIn: 10, app: "app\(index)"), cap: nil, at: start
+                ).stored
+                fires.append(Self.fire(stored, at: due, next: nil, history: history(stored, at: due), badge: index))
+            }
+            // A repeating request fires at 10 s and again at 70 s before either fire is recorded (the PostgreSQL
+            // store records the two in separate transactions, in order).
+            let first = try await store.insertPending(request("every", fireIn: 10), cap: nil, at: start).stored
+            var second = first
+            second.nextFireDate = start.addingTimeInterval(70)
+            let firstFire = Self.fire(
+                first, at: due, next: second.nextFireDate, history: history(first, at: due), badge: nil)
+            fires.insert(firstFire, at: 5)
+            fires.append(
+                Self.fire(
+                    second, at: start.addingTimeInterval(70), next: start.addingTimeInterval(130),
+                    history: history(second, at: start.addingTimeInterval(70)), badge: 7))
+            let identifiers = try await store.completeFires(fires)
+            #expect(identifiers.count == 42)
+            #expect(identifiers == identifiers.sorted() && Set(identifiers).count == 42)
+            for index in 0..<40 {
+                let app = "app\(index)"
+                #expect(try await store.pendingRequests(appID: app).isEmpty)
+                #expect(try await store.appState(appID: app)?.badge == index)
+                #expect(
+                    try await store.deliveredNotifications(appID: app).map(\.historyID)
+                        == [identifiers[index < 5 ? index : index + 1]])
+            }
+            #expect(try await store.pendingRequests(appID: app).map(\.nextFireDate) == [start.addingTimeInterval(130)])
+            #expect(try await store.deliveredNotifications(appID: app).map(\.historyID) == [identifiers.last])
+            #expect(try await store.appState(appID: app)?.badge == 7)
+            #expect(try await store.history(appID: nil, limit: 100).compactMap(\.id).sorted() == identifiers)
+        }
+    }
+
+    @Test("the states and categories of many apps read at once: those the store has, as one at a time reads them",
+        arguments: StoreKind.allCases)
+    func batchReadsOfApps(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let apps = (0..<40).map { "app\($0)" }
+            for (index, app) in apps.enumerated() where index % 2 == 0 {
+                try await store.saveAppState(
+                    AppState(appID: app, authorization: .authorized, grantedOptions: [.alert], badge: index))
+            }
+            for (index, app) in apps.enumerated() where index % 3 == 0 {
+                try await store.setCategories([CategorySpec(identifier: "c\(index)", actions: [])], appID: app)
+            }
+            try await store.setCategories([], appID: "app1")
+            let asked = apps + ["unknown", "app0"]
+            let states = try await store.appStates(appIDs: asked)
+            let categories = try await store.categories(appIDs: asked)
+            #expect(Set(states.keys) == Set(apps.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)))
+            #expect(Set(categories.keys) == Set(apps.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)))
+            for app in asked {
+                #expect(states[app] == (try await store.appState(appID: app)))
+                #expect(categories[app] ?? [] == (try await store.categories(appID: app)))
+            }
+            #expect(try await store.appStates(appIDs: []).isEmpty)
+            #expect(try await store.categories(appIDs: []).isEmpty)
+        }
+    }
+
+    /// A delivered fire of `request` at `date`, for ``NotificationStore/completeFires(_:)``.
+    static func fire(_ request: PendingRequest, at date: Date, next: Date?, history: HistoryEntry, badge: Int?)
+        -> FireCompletion
+    {
+        FireCompletion(
+            request: request, nextFireDate: next,
+            delivered: DeliveredNotification(
+                appID: request.appID, request: request.spec, date: date, dueDate: date, presentation: [.banner]),
+            history: history, badge: badge)
+    }
+
+    @Test(
         "queued responses are kept in order until acknowledged; a response sets the history outcome",
         arguments: StoreKind.allCases)
     func queuedResponses(kind: StoreKind) async throws {

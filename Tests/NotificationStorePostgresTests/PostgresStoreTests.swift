@@ -115,8 +115,8 @@ struct PostgresStoreTests {
 
     @Test(
         "a slow worker that outlived its lease and the worker that took the fire over record it once, whichever completes first",
-        arguments: [true, false])
-    func lateCompletionRecordsOnce(slowFirst: Bool) async throws {
+        arguments: [true, false], [true, false])
+    func lateCompletionRecordsOnce(slowFirst: Bool, batched: Bool) async throws {
         let configuration = try await freshDatabase()
         let due = start.addingTimeInterval(10)
         try await PostgresNotificationStore.withStore(configuration: configuration, owner: "slow") { slow in
@@ -136,8 +136,13 @@ struct PostgresStoreTests {
                         appID: request.appID, requestIdentifier: request.spec.identifier, title: "r", dueDate: due,
                         actedAt: due.addingTimeInterval(seconds), presenter: "apns", presentation: [.banner],
                         outcome: .delivered)
-                    return try await store.completeFire(
-                        request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                    guard batched else {
+                        return try await store.completeFire(
+                            request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                    }
+                    let fire = FireCompletion(
+                        request: request, nextFireDate: nil, delivered: nil, history: history, badge: nil)
+                    return try #require(try await store.completeFires([fire]).first)
                 }
                 if slowFirst {
                     #expect(try await record(slow, mine, at: 9.5) == 0, "the fire is the other worker's now")
@@ -260,6 +265,42 @@ struct PostgresStoreTests {
                 #expect(try await a.pendingCount() == 10)
                 #expect(try await a.history(appID: nil, limit: 1_000).filter { $0.outcome == .discarded }.count == 70)
             }
+        }
+    }
+
+    @Test(
+        "a batch replacing requests by identifier stays an index lookup when the table's statistics say it is empty",
+        .timeLimit(.minutes(5)))
+    func batchReplaceWithoutStatistics() async throws {
+        let configuration = try await freshDatabase()
+        try await PostgresNotificationStore.withStore(configuration: configuration) { _ in
+            // 100,000 rows over 1,000 apps, then the statistics an autovacuum leaves when it counts the table while
+            // a large insert is not committed: no column statistics, zero rows over the table's pages. Any statement
+            // over 5 s fails (a scan of the whole table per replaced pair took minutes here).
+            try await withClient(configuration) { client in
+                try await client.query(
+                    """
+                    INSERT INTO pending (app, identifier, spec, added_at, next_fire, floating)
+                    SELECT 'app-' || (i % 1000), 'fill-' || i, '\\x7b7d'::bytea, 0, 2e9 + i, false
+                    FROM generate_series(0, 99999) AS i
+                    """)
+                try await client.query("DELETE FROM pg_statistic WHERE starelid = 'pending'::regclass")
+                try await client.query(
+                    """
+                    UPDATE pg_class SET reltuples = 0, relpages = pg_relation_size('pending') / 8192
+                    WHERE oid = 'pending'::regclass
+                    """)
+                let database = configuration.database ?? ""
+                try await client.query(
+                    PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(database)\" SET statement_timeout = '5s'"))
+            }
+        }
+        try await PostgresNotificationStore.withStore(configuration: configuration) { store in
+            let batch = (0..<300).map { request("fill-\($0)", fireIn: 60, app: "app-\($0 % 1000)") }
+            #expect(try await store.insertPending(batch: batch, cap: nil, at: start).isEmpty)
+            #expect(try await store.pendingCount() == 100_000)
+            let replaced = try await store.pendingRequests(appID: "app-7").first { $0.identifier == "fill-7" }
+            #expect(replaced?.nextFireDate == start.addingTimeInterval(60))
         }
     }
 }
