@@ -255,8 +255,9 @@ public final class SQLiteNotificationStore: NotificationStore {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
         // A small batch is encoded here, before the transaction. A larger one in a pipeline on Dispatch's threads
         // (not the caller's concurrency pool, which must stay free for what runs on time): the transaction inserts
-        // chunk k while chunk k + 1 is encoded, so the batch costs about the longer of its encoding and its SQL, not
-        // their sum.
+        // chunk k while chunk k + 1 is encoded, so on free cores the batch costs about the longer of its encoding and
+        // its SQL, not their sum. On a busy machine it saves nothing (docs/benchmarks.md, "Bulk add: encoding
+        // pipeline"), and the transaction lasts while later chunks are encoded: other writers wait that long too.
         let chunkSize = requests.count <= Self.inlineEncodingLimit ? requests.count : Self.pipelineChunkSize
         let pipeline =
             requests.count <= Self.inlineEncodingLimit
