@@ -30,7 +30,8 @@ struct PendingRecord: Codable, FetchableRecord, MutablePersistableRecord {
     init(_ request: PendingRequest, encoder: JSONEncoder = JSON.makeEncoder()) throws {
         app = request.appID
         identifier = request.identifier
-        spec = try encoder.encode(request.spec)
+        // The common specs without JSONEncoder (the same bytes, a fraction of the CPU): see FastSpecJSON.
+        spec = try FastSpecJSON.encode(request.spec) ?? encoder.encode(request.spec)
         addedAt = request.addedAt.timeIntervalSince1970
         floating = request.isFloating
         calendarKey = try Self.calendarKey(request)

@@ -67,35 +67,43 @@ struct UnotifyBench {
                 + "per-row budget \(Format.duration(options.perRowBudget)), restarts \(options.restartRepeats)×")
         say()
 
-        // Figure 2 at the main size first: its store is then reused for figures 1 and 3.
-        let mainDirectory = root + "/main"
-        try FileManager.default.createDirectory(atPath: mainDirectory, withIntermediateDirectories: true)
-        let (main, mainPath) = try await AddRestartBench.run(
-            size: options.pending, directory: mainDirectory, options: options, engineRate: nil, rawPerRowRate: nil)
+        var engineFigures: (main: SizeResult, large: SizeResult?, delivery: DeliveryResult, idle: IdleResult)?
+        if options.runs(1) {
+            // Figure 2 at the main size first: its store is then reused for figures 1 and 3.
+            let mainDirectory = root + "/main"
+            try FileManager.default.createDirectory(atPath: mainDirectory, withIntermediateDirectories: true)
+            let (main, mainPath) = try await AddRestartBench.run(
+                size: options.pending, directory: mainDirectory, options: options, engineRate: nil, rawPerRowRate: nil)
 
-        let delivery = try await DeliveryIdleBench.delivery(path: mainPath, options: options)
-        let idle = try await DeliveryIdleBench.idle(path: mainPath, options: options)
-        try? FileManager.default.removeItem(atPath: mainDirectory)
+            let delivery = try await DeliveryIdleBench.delivery(path: mainPath, options: options)
+            let idle = try await DeliveryIdleBench.idle(path: mainPath, options: options)
+            try? FileManager.default.removeItem(atPath: mainDirectory)
 
-        var large: SizeResult?
-        if options.large > 0 {
-            let largeDirectory = root + "/large"
-            try FileManager.default.createDirectory(atPath: largeDirectory, withIntermediateDirectories: true)
-            var engineRate: Double?
-            if case .engine(let seconds) = main.fill { engineRate = Double(main.size) / seconds }
-            let rawPerRowRate = main.rawPerRowSeconds.map { Double(main.size) / $0 }
-            large = try await AddRestartBench.run(
-                size: options.large, directory: largeDirectory, options: options,
-                engineRate: engineRate ?? 1, rawPerRowRate: rawPerRowRate ?? 1
-            ).0
-            try? FileManager.default.removeItem(atPath: largeDirectory)
+            var large: SizeResult?
+            if options.large > 0 {
+                let largeDirectory = root + "/large"
+                try FileManager.default.createDirectory(atPath: largeDirectory, withIntermediateDirectories: true)
+                var engineRate: Double?
+                if case .engine(let seconds) = main.fill { engineRate = Double(main.size) / seconds }
+                let rawPerRowRate = main.rawPerRowSeconds.map { Double(main.size) / $0 }
+                large = try await AddRestartBench.run(
+                    size: options.large, directory: largeDirectory, options: options,
+                    engineRate: engineRate ?? 1, rawPerRowRate: rawPerRowRate ?? 1
+                ).0
+                try? FileManager.default.removeItem(atPath: largeDirectory)
+            }
+            engineFigures = (main, large, delivery, idle)
         }
 
-        let bulk = options.bulk > 0 ? try await BulkBench.run(options: options, root: root) : nil
+        let bulk = options.bulk > 0 && options.runs(4) ? try await BulkBench.run(options: options, root: root) : nil
 
-        printDetails(main: main, large: large, delivery: delivery, idle: idle, options: options)
+        if let engineFigures {
+            printDetails(
+                main: engineFigures.main, large: engineFigures.large, delivery: engineFigures.delivery,
+                idle: engineFigures.idle, options: options)
+        }
         if let bulk { printBulk(bulk) }
-        printSummary(main: main, large: large, delivery: delivery, idle: idle, bulk: bulk, options: options)
+        printSummary(figures: engineFigures, bulk: bulk, options: options)
         say()
         say("total run time: \(Format.duration((ContinuousClock.now - clockStart).seconds))")
     }
@@ -196,11 +204,38 @@ struct UnotifyBench {
     }
 
     static func printSummary(
-        main: SizeResult, large: SizeResult?, delivery: DeliveryResult, idle: IdleResult, bulk: BulkBench.Result?,
-        options: BenchOptions
+        figures: (main: SizeResult, large: SizeResult?, delivery: DeliveryResult, idle: IdleResult)?,
+        bulk: BulkBench.Result?, options: BenchOptions
     ) {
         say("== Summary (ratio = measured ÷ baseline, in time or in count: above ×1 costs more than the baseline) ==")
         var table = Table(["#", "Figure", "Measured", "Baseline (same run)", "Ratio"])
+        if let figures {
+            addEngineRows(
+                to: &table, main: figures.main, large: figures.large, delivery: figures.delivery, idle: figures.idle,
+                options: options)
+        }
+        if let bulk {
+            let base = Format.size(bulk.base)
+            let baseline = "\(Format.rate(rows: bulk.rows, seconds: bulk.rawSeconds)) raw INSERT, 1 txn"
+            table.add([
+                "4", "Bulk add(contentsOf:) into \(base) pending (target ≥ 200k/s, ≤ ×1.5)",
+                Format.rate(rows: bulk.rows, seconds: bulk.engineSeconds), baseline, Format.ratio(bulk.engineSeconds, bulk.rawSeconds),
+            ])
+            if let seconds = bulk.importSeconds {
+                table.add([
+                    "4", "unotify import into \(base) pending (process, parsing included)",
+                    Format.rate(rows: bulk.rows, seconds: seconds), baseline, Format.ratio(seconds, bulk.rawSeconds),
+                ])
+            }
+        }
+        say(table.render())
+    }
+
+    /// The summary's rows of figures 1, 2 and 3.
+    static func addEngineRows(
+        to table: inout Table, main: SizeResult, large: SizeResult?, delivery: DeliveryResult, idle: IdleResult,
+        options: BenchOptions
+    ) {
         let pendingLabel = Format.size(delivery.pendingAtStart)
         table.add([
             "1", "Delivery lateness p50, \(pendingLabel) pending", Format.duration(delivery.engine.p50),
@@ -286,20 +321,5 @@ struct UnotifyBench {
             Format.ratio(Double(idle.engine.nonvoluntary), baselineNonvoluntary)
                 + String(format: " (Δ %+.1f)", Double(idle.engine.nonvoluntary) - baselineNonvoluntary),
         ])
-        if let bulk {
-            let base = Format.size(bulk.base)
-            let baseline = "\(Format.rate(rows: bulk.rows, seconds: bulk.rawSeconds)) raw INSERT, 1 txn"
-            table.add([
-                "4", "Bulk add(contentsOf:) into \(base) pending (target ≥ 200k/s, ≤ ×1.5)",
-                Format.rate(rows: bulk.rows, seconds: bulk.engineSeconds), baseline, Format.ratio(bulk.engineSeconds, bulk.rawSeconds),
-            ])
-            if let seconds = bulk.importSeconds {
-                table.add([
-                    "4", "unotify import into \(base) pending (process, parsing included)",
-                    Format.rate(rows: bulk.rows, seconds: seconds), baseline, Format.ratio(seconds, bulk.rawSeconds),
-                ])
-            }
-        }
-        say(table.render())
     }
 }

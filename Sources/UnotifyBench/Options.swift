@@ -28,11 +28,20 @@ struct BenchOptions: Sendable {
     var bulkBase = 1_000_000
     /// Seed of the request generator.
     var seed: UInt64 = 42
+    /// The figures to run (`--only`); `nil` runs them all. Figures 1, 2 and 3 share one store, so any of them runs
+    /// the three.
+    var only: Set<Int>?
+
+    /// Whether figure `number` runs.
+    func runs(_ number: Int) -> Bool {
+        guard let only else { return true }
+        return number == 4 ? only.contains(4) : !only.isDisjoint(with: [1, 2, 3])
+    }
 
     static let usage = """
         usage: unotify-bench [--quick] [--pending N] [--large N] [--idle-seconds S] [--delivery-count N]
                              [--delivery-span S] [--delivery-lead S] [--marginal N] [--per-row-budget S]
-                             [--restart-repeats N] [--bulk N] [--bulk-base N] [--seed N]
+                             [--restart-repeats N] [--bulk N] [--bulk-base N] [--seed N] [--only LIST]
 
           --quick              small sizes, 10 s idle periods: finishes in about a minute
                                (pending 5k, large 50k, 100 dues over 4 s, marginal 1k, per-row budget 3 s,
@@ -49,6 +58,8 @@ struct BenchOptions: Sendable {
           --restart-repeats N  restarts measured per case; the median is reported (default 5)
           --bulk N             requests added at once for figure 4 (default 100000; 0 skips it)
           --bulk-base N        pending requests in the store before figure 4 (default 1000000)
+          --only LIST          run only these figures, comma-separated (1, 2 and 3 share a store and run
+                               together): --only 4 measures the bulk figure alone
         Flags given after --quick override its values.
         """
 
@@ -104,6 +115,14 @@ struct BenchOptions: Sendable {
             }
             return number
         }
+        func figures(_ flag: String) throws -> Set<Int> {
+            let text = try value(flag)
+            let numbers = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !numbers.isEmpty, numbers.allSatisfy({ $0.map { (1...4).contains($0) } ?? false }) else {
+                throw UsageError(description: "\(flag): '\(text)' is not a list of figures 1-4")
+            }
+            return Set(numbers.compactMap { $0 })
+        }
         while index < words.count {
             let word = words[index]
             switch word {
@@ -120,6 +139,7 @@ struct BenchOptions: Sendable {
             case "--bulk": options.bulk = try count(word)
             case "--bulk-base": options.bulkBase = try count(word)
             case "--seed": options.seed = UInt64(try count(word))
+            case "--only": options.only = try figures(word)
             case "--help", "-h": throw UsageError(description: usage, isHelp: true)
             default: throw UsageError(description: "unknown argument '\(word)'\n\n\(usage)")
             }
