@@ -246,30 +246,22 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// than encoding it.
     private static let inlineEncodingLimit = 32
 
-    /// Requests per chunk of a larger batch's encoding pipeline: the transaction waits for the first chunk only.
-    private static let pipelineChunkSize = 256
-
     private func insert(_ requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, leavingOutDenied: Bool)
         async throws -> PendingBatchInsertion
     {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
-        // A small batch is encoded here, before the transaction. A larger one in a pipeline on Dispatch's threads
-        // (not the caller's concurrency pool, which must stay free for what runs on time): the transaction inserts
-        // chunk k while chunk k + 1 is encoded, so on free cores the batch costs about the longer of its encoding and
-        // its SQL, not their sum. On a busy machine it saves nothing (docs/benchmarks.md, "Bulk add: encoding
-        // pipeline"), and the transaction lasts while later chunks are encoded: other writers wait that long too.
-        let chunkSize = requests.count <= Self.inlineEncodingLimit ? requests.count : Self.pipelineChunkSize
-        let pipeline =
-            requests.count <= Self.inlineEncodingLimit
-            ? nil
-            : EncodingPipeline(count: requests.count, chunkSize: chunkSize) { range in
-                try Self.encoded(requests[range], encoder: JSON.makeEncoder())
+        // Encoded before the transaction, so the write lock is held for the SQL alone; a large batch on every core,
+        // on Dispatch's threads, so the caller's concurrency pool stays free for what must run on time.
+        let (records, plans) =
+            if requests.count <= Self.inlineEncodingLimit {
+                try Self.encoded(requests[...], encoder: JSON.makeEncoder())
+            } else {
+                try await withCheckedThrowingContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(with: Result { try Self.encoded(requests) }) }
+                }
             }
-        let inline = pipeline == nil ? try Self.encoded(requests[...], encoder: JSON.makeEncoder()) : nil
         return try await write { db in
-            defer { pipeline?.stop() }
-            let apps = Set(requests.map(\.appID))
-            let denied = leavingOutDenied ? try Self.deniedAppIDs(among: Array(apps), db) : []
+            let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
             // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
@@ -279,24 +271,19 @@ public final class SQLiteNotificationStore: NotificationStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let plan = try db.cachedStatement(sql: Self.upsertPlan)
-            for chunk in 0..<(pipeline?.chunkCount ?? 1) {
-                // A chunk that failed to encode throws here, and the transaction rolls back: nothing of the batch.
-                let (records, plans) = try pipeline?.take(chunk) ?? inline!
-                let first = chunk * chunkSize
-                for (offset, record) in records.enumerated() where !denied.contains(record.app) {
-                    try insert.execute(arguments: [
-                        record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
-                        record.calendarKey, record.regionState,
-                    ])
-                    if let key = record.calendarKey, let trigger = plans[offset] {
-                        try plan.execute(
-                            arguments: [key, record.app, trigger, requests[first + offset].nextFireDate?.timeIntervalSince1970])
-                    }
+            for (index, record) in records.enumerated() where !denied.contains(record.app) {
+                try insert.execute(arguments: [
+                    record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
+                    record.calendarKey, record.regionState,
+                ])
+                if let key = record.calendarKey, let trigger = plans[index] {
+                    try plan.execute(
+                        arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
                 }
             }
             guard let cap else { return PendingBatchInsertion(discarded: [], deniedAppIDs: denied) }
             var discarded: [PendingRequest] = []
-            for app in apps.subtracting(denied).sorted() {
+            for app in Set(records.map(\.app)).subtracting(denied).sorted() {
                 discarded += try Self.applyCap(cap, appID: app, at: date, db)
             }
             return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
@@ -312,6 +299,29 @@ public final class SQLiteNotificationStore: NotificationStore {
             if try Bool.fetchOne(statement, arguments: arguments) != nil { denied.insert(appID) }
         }
         return denied
+    }
+
+    /// The rows of `requests` and, for floating calendar triggers, their plans' trigger JSON: encoded in chunks
+    /// on every core (JSON encoding costs more than the SQL).
+    private static func encoded(_ requests: [PendingRequest]) throws -> ([PendingRecord], [Data?]) {
+        let chunk = 2_048
+        let chunks = (requests.count + chunk - 1) / chunk
+        let results = Mutex([Int: Result<([PendingRecord], [Data?]), any Error>]())
+        DispatchQueue.concurrentPerform(iterations: chunks) { part in
+            let slice = requests[part * chunk..<min((part + 1) * chunk, requests.count)]
+            let result = Result { try encoded(slice, encoder: JSON.makeEncoder()) }
+            results.withLock { $0[part] = result }
+        }
+        var records: [PendingRecord] = []
+        var plans: [Data?] = []
+        records.reserveCapacity(requests.count)
+        plans.reserveCapacity(requests.count)
+        for part in 0..<chunks {
+            let (partRecords, partPlans) = try results.withLock({ $0[part]! }).get()
+            records += partRecords
+            plans += partPlans
+        }
+        return (records, plans)
     }
 
     /// The rows of `requests` and their plans' trigger JSON, encoded on this thread.
