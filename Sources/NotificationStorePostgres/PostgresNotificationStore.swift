@@ -22,7 +22,7 @@ import PostgresNIO
 ///   ``releaseAbandonedClaims()`` releases nothing: a dead worker's claims come back when their lease ends.
 ///
 /// Call ``run()`` in a long-running task (it runs the connection pool), or use
-/// ``withStore(configuration:logger:_:)``, which does that for the duration of a closure.
+/// ``withStore(configuration:owner:logger:connectionWait:_:)``, which does that for the duration of a closure.
 ///
 /// ```swift
 /// let configuration = PostgresClient.Configuration(
@@ -37,6 +37,9 @@ public final class PostgresNotificationStore: NotificationStore {
     let logger: Logger
     /// The name this store instance writes into the claims it takes.
     public let owner: String
+    /// How long a call waits for a pooled connection before it fails with ``EngineError/Code-swift.enum/storeFailure``
+    /// (see `ConnectionLease`).
+    public let connectionWait: Duration
 
     /// Creates a store on a database; nothing is connected until ``run()`` runs and ``migrate()`` is called.
     ///
@@ -45,13 +48,18 @@ public final class PostgresNotificationStore: NotificationStore {
     ///   - owner: The name written into this instance's claims; a new UUID by default. Two instances must never
     ///     share one.
     ///   - logger: Where the pool logs.
+    ///   - connectionWait: How long a call waits for a pooled connection (the database is down, or every connection
+    ///     is busy) before it fails with ``EngineError/Code-swift.enum/storeFailure``; PostgresNIO alone would keep
+    ///     it waiting a minute.
     public init(
         configuration: PostgresClient.Configuration, owner: String = UUID().uuidString,
-        logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore")
+        logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"),
+        connectionWait: Duration = .seconds(15)
     ) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.owner = owner
+        self.connectionWait = connectionWait
     }
 
     /// Runs the connection pool until the task is cancelled; the store answers only while this runs.
@@ -71,10 +79,11 @@ public final class PostgresNotificationStore: NotificationStore {
     /// - Throws: What migrating or `body` throws.
     public static func withStore<T: Sendable>(
         configuration: PostgresClient.Configuration, owner: String = UUID().uuidString,
-        logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"),
+        logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"), connectionWait: Duration = .seconds(15),
         _ body: (PostgresNotificationStore) async throws -> T
     ) async throws -> T {
-        let store = PostgresNotificationStore(configuration: configuration, owner: owner, logger: logger)
+        let store = PostgresNotificationStore(
+            configuration: configuration, owner: owner, logger: logger, connectionWait: connectionWait)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }
@@ -95,12 +104,13 @@ public final class PostgresNotificationStore: NotificationStore {
     ) async throws -> T {
         let client = client
         let logger = logger
+        let wait = connectionWait
         return try await Task {
             var attempt = 0
             while true {
                 attempt += 1
                 do {
-                    return try await client.withConnection { connection in
+                    return try await ConnectionLease.run(client, waiting: wait) { connection in
                         try await connection.query("BEGIN", logger: logger)
                         do {
                             let value = try await body(connection, logger)
@@ -125,8 +135,10 @@ public final class PostgresNotificationStore: NotificationStore {
     {
         let client = client
         let logger = logger
-        return try await Task { try await client.withConnection { connection in try await body(connection, logger) } }
-            .value
+        let wait = connectionWait
+        return try await Task {
+            try await ConnectionLease.run(client, waiting: wait) { connection in try await body(connection, logger) }
+        }.value
     }
 
     /// Serialization failures and deadlocks: the transaction may simply be run again.
