@@ -187,7 +187,7 @@ extension PostgresNotificationStore {
 
     /// Appends entries in one statement, in order, and returns their new identifiers in the same order (identity
     /// values are drawn row after row as the ordered rows are inserted, so the returned ones, sorted, follow them).
-    private static func appendHistoryReturningIDs(
+    static func appendHistoryReturningIDs(
         _ entries: [HistoryEntry], _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [Int64] {
         guard !entries.isEmpty else { return [] }

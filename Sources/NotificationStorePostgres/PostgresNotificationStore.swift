@@ -1200,25 +1200,11 @@ public final class PostgresNotificationStore: NotificationStore {
         return id
     }
 
-    /// Appends entries in one statement.
+    /// Appends entries in one statement (``appendHistoryReturningIDs(_:_:_:)``, the identifiers left out).
     static func appendHistory(_ entries: [HistoryEntry], _ connection: PostgresConnection, _ logger: Logger)
         async throws
     {
-        guard !entries.isEmpty else { return }
-        try await connection.query(
-            """
-            INSERT INTO history (app, request_identifier, title, due, acted_at, presenter, presentation, outcome, detail)
-            SELECT app, request_identifier, title, NULLIF(due, 'NaN'), acted_at, presenter, presentation, outcome,
-                CASE WHEN has_detail THEN detail END
-            FROM unnest(\(entries.map(\.appID))::text[], \(entries.map(\.requestIdentifier))::text[],
-                \(entries.map(\.title))::text[], \(entries.map { $0.dueDate?.timeIntervalSince1970 ?? .nan })::float8[],
-                \(entries.map(\.actedAt.timeIntervalSince1970))::float8[], \(entries.map(\.presenter))::text[],
-                \(entries.map { Int64($0.presentation.rawValue) })::int8[], \(entries.map(\.outcome.rawValue))::text[],
-                \(entries.map { $0.detail ?? "" })::text[], \(entries.map { $0.detail != nil })::bool[])
-                WITH ORDINALITY AS t(app, request_identifier, title, due, acted_at, presenter, presentation, outcome,
-                    detail, has_detail, n)
-            ORDER BY n
-            """, logger: logger)
+        _ = try await appendHistoryReturningIDs(entries, connection, logger)
     }
 
     public func metadata(_ key: String) async throws -> String? {
