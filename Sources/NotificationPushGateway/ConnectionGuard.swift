@@ -45,11 +45,11 @@ final class ConnectionGuard: ChannelInboundHandler {
             goAway(APNsReason.shutdown, lastStreamID: .maxID, context: context, thenClose: false)
         } else if let request = event as? ConnectionRequest {
             switch request {
-            case .raiseStreamLimit:
-                guard isHTTP2 else { return }
+            case .raiseStreamLimit(let written):
+                guard isHTTP2 else { return written.succeed() }
                 let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: streamLimit)]
                 let frame = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))
-                context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(frame), promise: written)
             case .end(let reason, let lastStreamID):
                 goAway(reason, lastStreamID: HTTP2StreamID(lastStreamID), context: context, thenClose: true)
             }

@@ -5,8 +5,9 @@ import Synchronization
 
 /// Asked of a connection's pipeline by ``ConnectionState``: raise the stream limit, or say GOAWAY and close.
 enum ConnectionRequest: Sendable {
-    /// The first valid provider token arrived: send a SETTINGS frame with the endpoint's stream limit.
-    case raiseStreamLimit
+    /// The first valid provider token arrived: send a SETTINGS frame with the endpoint's stream limit, and complete
+    /// the promise once it is written.
+    case raiseStreamLimit(EventLoopPromise<Void>)
     /// End the connection: GOAWAY with `{"reason": …}` (HTTP/2), then close.
     case end(APNsReason, lastStreamID: Int)
 }
@@ -36,6 +37,8 @@ final class ConnectionState: Sendable {
     private static let opened = Atomic<UInt64>(0)
     private let state = Mutex(State())
     private let pipeline: (@Sendable (ConnectionRequest) -> Void)?
+    /// The connection's event loop, where the pipeline's promises are made.
+    private let eventLoop: (any EventLoop)?
     private let closeFuture: EventLoopFuture<Void>?
     /// Whether the endpoint keeps the connection (no shutdown fault rule closed it as it was accepted).
     private let admission: Task<Bool, Never>?
@@ -54,9 +57,17 @@ final class ConnectionState: Sendable {
         self.admission = admission
         self.startsWithOneStream = startsWithOneStream
         self.closeFuture = channel?.closeFuture
+        self.eventLoop = channel?.eventLoop
         if let channel {
             self.pipeline = { @Sendable (request: ConnectionRequest) in
-                channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(request) }
+                channel.eventLoop.execute {
+                    // A closed connection's pipeline has lost its handlers: nobody would complete the promise.
+                    guard channel.isActive else {
+                        if case .raiseStreamLimit(let written) = request { written.succeed() }
+                        return
+                    }
+                    channel.pipeline.fireUserInboundEventTriggered(request)
+                }
             }
         } else {
             self.pipeline = nil
@@ -64,8 +75,11 @@ final class ConnectionState: Sendable {
     }
 
     /// Takes a verified token: `true` when it is the connection's current one, its first, or the current one is
-    /// at least `minimumInterval` old. The connection's first token raises its stream limit.
-    func accept(_ token: String, now: Date, minimumInterval: TimeInterval?) -> Bool {
+    /// at least `minimumInterval` old. The connection's first token raises its stream limit: the SETTINGS frame is
+    /// written before this returns, so it reaches the client before the answer of the stream that carried the token.
+    /// (Sent after that answer, it would reach an idle connection, and AsyncHTTPClient 1.x's pool then schedules a
+    /// second idle timer for it: a failed assertion in its debug builds.)
+    func accept(_ token: String, now: Date, minimumInterval: TimeInterval?) async -> Bool {
         let (accepted, first) = state.withLock { state -> (Bool, Bool) in
             defer { state.tokenSeen = true }
             let first = !state.tokenSeen
@@ -77,7 +91,11 @@ final class ConnectionState: Sendable {
             state.token = (token, now)
             return (true, first)
         }
-        if accepted && first && startsWithOneStream { pipeline?(.raiseStreamLimit) }
+        if accepted && first && startsWithOneStream, let eventLoop, let pipeline {
+            let written = eventLoop.makePromise(of: Void.self)
+            pipeline(.raiseStreamLimit(written))
+            try? await written.futureResult.get()
+        }
         return accepted
     }
 

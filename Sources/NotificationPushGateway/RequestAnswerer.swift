@@ -167,7 +167,8 @@ final class RequestAnswerer: Sendable {
                 return (APNsResponse(reason: APNsReason.invalidProviderToken.with(detail: detail), apnsID: id), nil)
             }
             if let authorization,
-                !connection.accept(authorization, now: verifier.now(), minimumInterval: verifier.minimumRefreshInterval)
+                !(await connection.accept(
+                    authorization, now: verifier.now(), minimumInterval: verifier.minimumRefreshInterval))
             {
                 return (
                     APNsResponse(
