@@ -75,7 +75,8 @@ enum ConnectionLease {
                     return value
                 }
             }
-            // Both tasks ended without a value: only a body that returned nothing could do that, and T? holds it.
+            // Not reached: the body's task yields `.some` (even when T is itself optional) or throws, and the group
+            // returns or throws with it.
             throw CancellationError()
         }
     }
