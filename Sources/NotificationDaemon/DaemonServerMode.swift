@@ -78,6 +78,7 @@ public struct DaemonServerMode: Sendable {
             var engine = EngineConfiguration()
             engine.claimLease = claimLease
             engine.claimBatch = ServerWorker.claimBatch
+            engine.batchesInFlight = ServerWorker.batchesInFlight
             // The worker's figures carry the name its claims carry.
             let metrics = ServerMetrics(worker: store.owner)
             let worker = ServerWorker(

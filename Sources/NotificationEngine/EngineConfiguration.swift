@@ -28,6 +28,15 @@ public struct EngineConfiguration: Sendable {
     /// share a burst better with a smaller batch, and one that crashes leaves fewer claims to wait out.
     public var claimBatch: Int = 256
 
+    /// How many claimed batches one pass of the loop presents at the same time (values below 1 count as 1). With 1,
+    /// the default, a pass claims the next batch once every presentation of the one before has ended, and an app's
+    /// notifications are presented in their order. A server-mode worker presents through APNs, where a presentation
+    /// is a network round trip: batches overlap, so a worker keeps `claimBatch × batchesInFlight` notifications on
+    /// their way instead of waiting for the slowest answer of each batch. Two requests of one app in different
+    /// batches may then be presented in either order (APNs does not keep an order either), and a worker that
+    /// crashes leaves up to that many claims to wait out.
+    public var batchesInFlight: Int = 1
+
     /// Whether the engine resolves `localizedUserNotificationString` values in a request's title, subtitle and body at
     /// delivery, in ``deliveryLanguages`` (the default). `false` leaves them encoded for the presenter: a server-mode
     /// worker sends them to the device as APNs's `loc-key` and `loc-args`, and the device localizes them in its own

@@ -351,40 +351,59 @@ public actor NotificationScheduler {
     }
 
     /// One pass of the loop: presents what is due; the fires are recorded in the background (``record(_:)``).
+    /// With ``EngineConfiguration/batchesInFlight`` above 1, the next batch is claimed while earlier ones are still
+    /// being presented; the pass returns once every batch it claimed is presented.
     private func deliverDuePass() async -> Int {
         var shown = 0
         if zoneChangePending { shown += await presentHeldWhileReplanning() }
         do { try await checkPlannedZone() } catch { logger.error("could not re-plan after a zone change: \(error)") }
         shown += await presentHeld()
-        while true {
-            let now = clock.now
-            // A read first (it waits for no writer): claiming is a write, which would wait behind another process's
-            // or an import's transaction even when nothing is due.
-            if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > now {
-                await advanceFloatingPlans(at: now)
-                return shown
+        let limit = max(1, configuration.batchesInFlight)
+        return await withTaskGroup(of: Int.self, returning: Int.self) { group in
+            var inFlight = 0
+            var nothingDueAt: Date?
+            while true {
+                let now = clock.now
+                // A read first (it waits for no writer): claiming is a write, which would wait behind another
+                // process's or an import's transaction even when nothing is due.
+                if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > now {
+                    nothingDueAt = now
+                    break
+                }
+                let claimed: [PendingRequest]
+                do {
+                    claimed = try await store.claimDue(
+                        at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease),
+                        limit: max(1, configuration.claimBatch), appID: configuration.deliveryScope)
+                } catch {
+                    logger.error("could not read due requests: \(error)")
+                    claimFailedAt = now
+                    break
+                }
+                claimFailedAt = nil
+                claims.hold(claimed.map(\.revision))
+                guard !claimed.isEmpty else {
+                    nothingDueAt = now
+                    break
+                }
+                // The apps' states and categories for the whole batch in two reads, not two per fire.
+                let ready = Dictionary(
+                    await prepared(claimed).compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }
+                ) { first, _ in first }
+                guard limit > 1 else {
+                    shown += await fire(claimed, prepared: ready, recordEach: true).shown
+                    continue
+                }
+                group.addTask { await self.fire(claimed, prepared: ready, recordEach: true).shown }
+                inFlight += 1
+                if inFlight >= limit, let done = await group.next() {
+                    shown += done
+                    inFlight -= 1
+                }
             }
-            let claimed: [PendingRequest]
-            do {
-                claimed = try await store.claimDue(
-                    at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease),
-                    limit: max(1, configuration.claimBatch), appID: configuration.deliveryScope)
-            } catch {
-                logger.error("could not read due requests: \(error)")
-                claimFailedAt = now
-                return shown
-            }
-            claimFailedAt = nil
-            claims.hold(claimed.map(\.revision))
-            guard !claimed.isEmpty else {
-                await advanceFloatingPlans(at: now)
-                return shown
-            }
-            // The apps' states and categories for the whole batch in two reads, not two per fire.
-            let ready = Dictionary(
-                await prepared(claimed).compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }
-            ) { first, _ in first }
-            shown += await fire(claimed, prepared: ready, recordEach: true).shown
+            for await done in group { shown += done }
+            if let nothingDueAt { await advanceFloatingPlans(at: nothingDueAt) }
+            return shown
         }
     }
 

@@ -41,6 +41,8 @@ public final class APNsPresenter: ConfirmingPresenter {
     let logger: Logger
     /// The devices read for the batch being delivered (``willDeliver(appIDs:)``), each taken by its first delivery.
     private let prefetched = Mutex<[String: Device]>([:])
+    /// Above this many devices left untaken, ``willDeliver(appIDs:)`` starts the map afresh.
+    static let prefetchedLimit = 4_096
 
     /// Creates the presenter.
     ///
@@ -149,8 +151,11 @@ public final class APNsPresenter: ConfirmingPresenter {
     public func willDeliver(appIDs: Set<String>) async {
         let ids = appIDs.compactMap(Device.deviceID(forAppID:))
         let devices = ids.isEmpty ? [] : ((try? await store.devices(ids: ids)) ?? [])
+        // Batches may overlap (`EngineConfiguration.batchesInFlight`): add to what earlier batches left, newer
+        // reads first; what no delivery took (a skipped fire) is dropped once the map grows past a few batches.
         prefetched.withLock { prefetched in
-            prefetched = Dictionary(devices.map { ($0.id, $0) }) { first, _ in first }
+            if prefetched.count > Self.prefetchedLimit { prefetched.removeAll(keepingCapacity: true) }
+            prefetched.merge(devices.map { ($0.id, $0) }) { _, newer in newer }
         }
     }
 

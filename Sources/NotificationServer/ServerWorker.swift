@@ -49,6 +49,11 @@ public struct ServerWorker: Sendable {
     /// are not recorded yet: 30 to 61 in `ClusterCrashTests`, against 256 with batches of 256).
     public static let claimBatch = 32
 
+    /// How many claimed batches a worker presents at the same time (`EngineConfiguration.batchesInFlight`;
+    /// `unotifyd --server` sets it): a worker keeps up to 4 × ``claimBatch`` notifications on their way to APNs, so
+    /// one round trip's latency does not cap it at ``claimBatch`` per round trip (measured in docs/benchmarks.md).
+    public static let batchesInFlight = 4
+
     /// Workers leave `localizedUserNotificationString` values to the device (`EngineConfiguration
     /// .resolvesLocalizedStrings` is off in their engines): they travel as `loc-key` and `loc-args`.
     public static let localizesOnDevice = true

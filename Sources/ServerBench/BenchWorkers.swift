@@ -25,6 +25,7 @@ enum BenchWorkers {
         let clients = try (0..<count).map { _ in try side.client() }
         var engine = EngineConfiguration()
         engine.claimBatch = ServerWorker.claimBatch
+        engine.batchesInFlight = ServerWorker.batchesInFlight
         let workers = zip(stores, clients).map { store, client in
             ServerWorker(store: store, development: client, production: client, configuration: engine)
         }
