@@ -10,15 +10,16 @@ import PushTestSupport
 import Testing
 
 /// A worker whose PostgreSQL server stops at once (as a crash would) while its sends wait for APNs, and comes back:
-/// calls fail after the store's connection wait instead of hanging, nothing scheduled is lost, and a fire whose
-/// recording failed is sent once more. On a server of the test's own, since the shared one serves every other test.
+/// calls fail (at once on a connection the server closed, or after the store's connection wait) instead of hanging,
+/// nothing scheduled is lost, and a fire whose recording failed is sent once more. On a server of the test's own, since
+/// the shared one serves every other test.
 @Suite("A server worker when PostgreSQL stops and comes back", .timeLimit(.minutes(5)))
 struct DatabaseOutageTests {
     static let lease: TimeInterval = 30
     /// The store's connection wait: short, so that the six recordings that fail one after another take seconds.
     static let connectionWait: Duration = .seconds(3)
 
-    @Test("PostgreSQL stopped while a worker's sends wait for APNs: calls fail after the connection wait; once it is back each fire whose recording failed is sent once more, and every fire is recorded once")
+    @Test("PostgreSQL stopped while a worker's sends wait for APNs: calls fail within the connection wait; once it is back each fire whose recording failed is sent once more, and every fire is recorded once")
     func serverStopsUnderAWorker() async throws {
         // Durable, as a production server is: the stop below is a crash, and a server that acknowledges commits
         // before flushing them (the shared test server) loses the last ones in a crash.
@@ -42,13 +43,9 @@ struct DatabaseOutageTests {
                 defer { group.cancelAll() }
                 try await Self.outage(server: server, worker: worker, side: side, clock: clock)
             }
-            print("DIAG body done", Date())
             try await client.shutdown()
-            print("DIAG client shut down", Date())
         }
-        print("DIAG store done", Date())
         await side.stop()
-        print("DIAG side stopped", Date())
     }
 
     /// Six fires sent with APNs's answers held; the server stops; APNs accepts them and recording them fails; the
@@ -68,14 +65,15 @@ struct DatabaseOutageTests {
         try #require(await eventually { Set(side.arrived) == Set(titles) }, "arrived: \(side.arrived)")
 
         try await server.stop()
-        // A call fails once it waited the connection wait, rather than the minute PostgresNIO's pool would wait.
+        // A call fails at once when it got a connection the server had just closed (PostgresNIO would never answer
+        // it), or once it waited the connection wait for a new one: not after the minute PostgresNIO's pool waits.
         let started = ContinuousClock.now
         let refusal = await Self.error(within: 45) {
             try await worker.devices.schedule(spec("during", .timeInterval(60, repeats: false)), forDevice: "d1")
         }
         let waited = ContinuousClock.now - started
         #expect((refusal as? EngineError)?.code == .storeFailure, "\(String(describing: refusal)) after \(waited)")
-        #expect(waited >= connectionWait)
+        #expect(waited < connectionWait + .seconds(10), "waited \(waited)")
 
         // APNs accepts the six; recording each fails, and the worker stops renewing its claim.
         side.releaseAnswers()
@@ -83,11 +81,9 @@ struct DatabaseOutageTests {
         #expect(await eventually { !worker.scheduler.claims.isRenewing })
 
         try await server.start()
-        print("DIAG started", Date())
         // Once the pool connects again, the claims' lease ends: the worker sends each fire once more and records it.
         #expect(await eventually { (try? await worker.store.pendingCount()) == titles.count })
         clock.advance(by: lease + 1)
-        print("DIAG advanced", Date())
         #expect(await eventually { await Self.allRecorded(titles.count, in: worker.store) })
         let arrivals = Dictionary(grouping: side.received.filter { $0.status == 200 }, by: \.title).mapValues(\.count)
         #expect(arrivals == Dictionary(uniqueKeysWithValues: titles.map { ($0, 2) }), "\(arrivals)")
