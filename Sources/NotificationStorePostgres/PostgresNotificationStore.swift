@@ -22,7 +22,8 @@ import PostgresNIO
 ///   ``releaseAbandonedClaims()`` releases nothing: a dead worker's claims come back when their lease ends.
 ///
 /// Call ``run()`` in a long-running task (it runs the connection pool), or use
-/// ``withStore(configuration:owner:logger:connectionWait:_:)``, which does that for the duration of a closure.
+/// ``withStore(configuration:owner:logger:connectionWait:callDeadline:_:)``, which does that for the duration of a
+/// closure.
 ///
 /// ```swift
 /// let configuration = PostgresClient.Configuration(
@@ -40,6 +41,11 @@ public final class PostgresNotificationStore: NotificationStore {
     /// How long a call waits for a pooled connection before it fails with ``EngineError/Code-swift.enum/storeFailure``
     /// (see `ConnectionLease`).
     public let connectionWait: Duration
+    /// How long a call may run on its connection before it fails with ``EngineError/Code-swift.enum/storeFailure``
+    /// and the connection is closed; `nil` for no limit (see `ConnectionLease`). ``migrate()`` has no limit.
+    public let callDeadline: Duration?
+    /// Leases the pool's connections to calls, within ``connectionWait`` and ``callDeadline``.
+    let lease: ConnectionLease
 
     /// Creates a store on a database; nothing is connected until ``run()`` runs and ``migrate()`` is called.
     ///
@@ -51,15 +57,22 @@ public final class PostgresNotificationStore: NotificationStore {
     ///   - connectionWait: How long a call waits for a pooled connection (the database is down, or every connection
     ///     is busy) before it fails with ``EngineError/Code-swift.enum/storeFailure``; PostgresNIO alone would keep
     ///     it waiting a minute.
+    ///   - callDeadline: How long a call may run once it has its connection before it fails with
+    ///     ``EngineError/Code-swift.enum/storeFailure`` and the connection is closed: a server that stopped answering
+    ///     without closing the connection (a network cut) would otherwise keep the call waiting until TCP gives up.
+    ///     Raise it when single calls are expected to take longer (very large batches); `nil` for no limit. A call
+    ///     whose connection closes fails at once, whatever this is.
     public init(
         configuration: PostgresClient.Configuration, owner: String = UUID().uuidString,
         logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"),
-        connectionWait: Duration = .seconds(15)
+        connectionWait: Duration = .seconds(15), callDeadline: Duration? = .seconds(120)
     ) {
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.owner = owner
         self.connectionWait = connectionWait
+        self.callDeadline = callDeadline
+        lease = ConnectionLease(client: client, wait: connectionWait, logger: logger)
     }
 
     /// Runs the connection pool until the task is cancelled; the store answers only while this runs.
@@ -71,7 +84,10 @@ public final class PostgresNotificationStore: NotificationStore {
     ///
     /// - Throws: ``SchemaError`` when the database was migrated by a newer version.
     public func migrate() async throws {
-        try await transaction { connection, logger in try await Self.applyMigrations(connection, logger: logger) }
+        // A migration may rewrite large tables: it runs as long as it takes.
+        try await transaction(bounded: false) { connection, logger in
+            try await Self.applyMigrations(connection, logger: logger)
+        }
     }
 
     /// Runs `body` with a migrated store whose pool runs for the duration of the call.
@@ -80,10 +96,11 @@ public final class PostgresNotificationStore: NotificationStore {
     public static func withStore<T: Sendable>(
         configuration: PostgresClient.Configuration, owner: String = UUID().uuidString,
         logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"), connectionWait: Duration = .seconds(15),
-        _ body: (PostgresNotificationStore) async throws -> T
+        callDeadline: Duration? = .seconds(120), _ body: (PostgresNotificationStore) async throws -> T
     ) async throws -> T {
         let store = PostgresNotificationStore(
-            configuration: configuration, owner: owner, logger: logger, connectionWait: connectionWait)
+            configuration: configuration, owner: owner, logger: logger, connectionWait: connectionWait,
+            callDeadline: callDeadline)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }
@@ -98,26 +115,32 @@ public final class PostgresNotificationStore: NotificationStore {
     /// (then its error is rethrown as is). Like the SQLite store's, it ignores the caller's cancellation: a
     /// transaction the engine started is committed or rolled back as a whole. A serialization failure or deadlock
     /// the server reports is retried a few times.
+    ///
+    /// It fails with ``EngineError/Code-swift.enum/storeFailure`` when no connection comes within ``connectionWait``,
+    /// when the connection closes during the call, or (when `bounded`) when the call outlives ``callDeadline``: then
+    /// whether the transaction committed is unknown (its `COMMIT` may have reached the server).
     @discardableResult
     func transaction<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+        bounded: Bool = true, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
-        let client = client
+        let lease = lease
         let logger = logger
-        let wait = connectionWait
+        let deadline = bounded ? callDeadline : nil
         return try await Task {
             var attempt = 0
             while true {
                 attempt += 1
                 do {
-                    return try await ConnectionLease.run(client, waiting: wait) { connection in
+                    return try await lease.run(deadline: deadline) { connection in
                         try await connection.query("BEGIN", logger: logger)
                         do {
                             let value = try await body(connection, logger)
                             try await connection.query("COMMIT", logger: logger)
                             return value
                         } catch {
-                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            // A closed connection has no transaction left to roll back, and PostgresNIO would never
+                            // answer a query written to it.
+                            if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
                             throw error
                         }
                     }
@@ -129,15 +152,15 @@ public final class PostgresNotificationStore: NotificationStore {
     }
 
     /// Runs `body`, a single statement that only reads, on a pooled connection without `BEGIN` and `COMMIT` (a
-    /// statement is atomic on its own; this saves two round trips), ignoring the caller's cancellation like
-    /// ``transaction(_:)``.
+    /// statement is atomic on its own; this saves two round trips), ignoring the caller's cancellation and failing
+    /// like ``transaction(bounded:_:)``.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T
     {
-        let client = client
+        let lease = lease
         let logger = logger
-        let wait = connectionWait
+        let deadline = callDeadline
         return try await Task {
-            try await ConnectionLease.run(client, waiting: wait) { connection in try await body(connection, logger) }
+            try await lease.run(deadline: deadline) { connection in try await body(connection, logger) }
         }.value
     }
 

@@ -14,7 +14,8 @@ import Synchronization
 /// temporary folder, reachable only through a Unix socket in that folder (no TCP port, so no port can be taken).
 ///
 /// One server serves a whole test process (``shared()``); each test takes a database of its own
-/// (``makeDatabase()``), so tests run in parallel without seeing each other's rows. The server stops when the test
+/// (``makeDatabase()``), so tests run in parallel without seeing each other's rows. A test that stops the server under
+/// a running worker takes one of its own (``dedicated()``, then ``stop()`` and ``start()``). Servers stop when the test
 /// process exits, and a server a killed test process left behind is stopped by the next process that starts one.
 ///
 /// PostgreSQL refuses to run as root: when the tests run as root (CI, containers), `initdb` and `pg_ctl` run as the
@@ -61,8 +62,12 @@ public final class PostgresTestServer: Sendable {
     }
 
     private static let started = Mutex<Task<PostgresTestServer, any Error>?>(nil)
-    /// The postmaster's pid and data folder, for the exit handler (which cannot capture).
-    private static let running = Mutex<(pid: pid_t, folder: String)?>(nil)
+    /// Each running server's folder and postmaster pid, for the exit handler (which cannot capture).
+    private static let running = Mutex<[String: pid_t]>([:])
+    /// Whether the exit handler is installed.
+    private static let exitHandlerInstalled = Atomic<Bool>(false)
+    /// How many dedicated servers this process made (their folders' suffixes).
+    private static let dedicatedCount = Atomic<Int>(0)
 
     /// Whether the server flushes commits to disk (`fsync`, `synchronous_commit` and `full_page_writes` on).
     public let durable: Bool
@@ -83,10 +88,59 @@ public final class PostgresTestServer: Sendable {
         return try await task.value
     }
 
-    /// The root of every test server's folder, one per user running tests: `<pid of the test process>` below it.
+    /// A server of its own, for a test that stops and restarts it (the shared one must never stop while the process
+    /// runs). Remove it with ``remove()`` at the end; the exit handler stops it otherwise.
+    ///
+    /// - Parameter durable: Whether it flushes each commit to disk.
+    public static func dedicated(durable: Bool = false) async throws -> PostgresTestServer {
+        try await start(durable: durable, suffix: "-\(dedicatedCount.add(1, ordering: .relaxed).newValue)")
+    }
+
+    /// Stops the server at once, as a crash would (`pg_ctl stop -m immediate`: no checkpoint, clients cut off).
+    public func stop() async throws {
+        try await run("pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "-t", "60", "stop"], as: Self.runAs())
+        _ = Self.running.withLock { $0.removeValue(forKey: folder) }
+    }
+
+    /// Starts the server again on its data after ``stop()``.
+    public func start() async throws {
+        try await run(
+            "pg_ctl", ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o", options, "start"],
+            as: Self.runAs())
+        Self.noteRunning(folder: folder)
+    }
+
+    /// Stops a ``dedicated()`` server and removes its folder.
+    public func remove() {
+        if let pid = Self.running.withLock({ $0.removeValue(forKey: folder) }) { Self.stopPostmaster(pid) }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// The root of every test server's folder, one per user running tests: `<pid of the test process>` below it
+    /// (`<pid>-<n>` for dedicated servers).
     private static var root: String { "/tmp/openun-postgres-tests-\(getuid())" }
 
-    private static func start(durable: Bool) async throws -> PostgresTestServer {
+    /// The options `pg_ctl` passes to the server.
+    private var options: String {
+        // Durability is not what most tests measure: no fsync makes each test's database cheap.
+        let flushing = durable ? "on" : "off"
+        return "-k \(folder) -c listen_addresses='' -p \(port) -c fsync=\(flushing) "
+            + "-c synchronous_commit=\(flushing) -c full_page_writes=\(flushing) -c max_connections=300"
+    }
+
+    /// Remembers a started server's postmaster, for the exit handler.
+    private static func noteRunning(folder: String) {
+        guard
+            let pid = (try? String(contentsOfFile: folder + "/data/postmaster.pid", encoding: .utf8))?
+                .split(separator: "\n").first.flatMap({ pid_t($0) })
+        else { return }
+        running.withLock { $0[folder] = pid }
+        if !exitHandlerInstalled.exchange(true, ordering: .relaxed) {
+            atexit { PostgresTestServer.stopAtExit() }
+        }
+    }
+
+    private static func start(durable: Bool, suffix: String = "") async throws -> PostgresTestServer {
         guard let binaries = binaryFolder() else {
             throw Failure(
                 description: "PostgreSQL is not installed: no /usr/lib/postgresql/<version>/bin/initdb (Debian's "
@@ -95,7 +149,7 @@ public final class PostgresTestServer: Sendable {
         try FileManager.default.createDirectory(
             atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         stopLeftovers()
-        let folder = root + "/\(getpid())"
+        let folder = root + "/\(getpid())" + suffix
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let owner = runAs()
@@ -109,20 +163,7 @@ public final class PostgresTestServer: Sendable {
             "initdb",
             ["-D", folder + "/data", "-U", server.user, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"],
             as: owner)
-        // Durability is not what these tests measure: no fsync makes each test's database cheap.
-        let flushing = durable ? "on" : "off"
-        let options =
-            "-k \(folder) -c listen_addresses='' -p \(server.port) -c fsync=\(flushing) "
-            + "-c synchronous_commit=\(flushing) -c full_page_writes=\(flushing) -c max_connections=300"
-        try await server.run(
-            "pg_ctl", ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o", options, "start"],
-            as: owner)
-        let pidLine = (try? String(contentsOfFile: folder + "/data/postmaster.pid", encoding: .utf8))?
-            .split(separator: "\n").first.flatMap { pid_t($0) }
-        if let pid = pidLine {
-            running.withLock { $0 = (pid, folder) }
-            atexit { PostgresTestServer.stopAtExit() }
-        }
+        try await server.start()
         return server
     }
 
@@ -188,7 +229,8 @@ public final class PostgresTestServer: Sendable {
     private static func stopLeftovers() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         for name in names {
-            guard let owner = pid_t(name), owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else { continue }
+            let process = name.split(separator: "-").first.map(String.init) ?? name
+            guard let owner = pid_t(process), owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else { continue }
             let folder = root + "/" + name
             if let line = (try? String(contentsOfFile: folder + "/data/postmaster.pid", encoding: .utf8))?
                 .split(separator: "\n").first, let postmaster = pid_t(line)
@@ -218,10 +260,11 @@ public final class PostgresTestServer: Sendable {
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 
-    /// The exit handler: stops the process's server and removes its folder.
+    /// The exit handler: stops the process's servers and removes their folders.
     private static func stopAtExit() {
-        guard let (pid, folder) = running.withLock({ $0 }) else { return }
-        stopPostmaster(pid)
-        try? FileManager.default.removeItem(atPath: folder)
+        for (folder, pid) in running.withLock({ $0 }) {
+            stopPostmaster(pid)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
     }
 }

@@ -1,0 +1,85 @@
+import Synchronization
+
+extension ConnectionLease {
+    /// One call: where it stands, and its caller, answered exactly once by whichever comes first of its body, its
+    /// timer and its connection's closing.
+    final class Call<T: Sendable>: Sendable {
+        /// Where a call stands.
+        private enum Phase {
+            case waiting
+            case leased
+            case gaveUp
+            case answered
+        }
+
+        /// The call's phase, its caller, and what to stop once the caller is answered.
+        private struct State {
+            var phase = Phase.waiting
+            var caller: CheckedContinuation<T, any Error>?
+            var stops: [@Sendable () -> Void] = []
+        }
+
+        /// The call's number, unique in its lease.
+        let number: UInt64
+        private let state: Mutex<State>
+
+        /// Creates a call whose answer goes to `caller`.
+        init(number: UInt64, caller: CheckedContinuation<T, any Error>) {
+            self.number = number
+            state = Mutex(State(caller: caller))
+        }
+
+        /// Adds what to stop once the caller is answered (runs it at once when the caller was answered already).
+        func onAnswer(stop: @escaping @Sendable () -> Void) {
+            let answered = state.withLock { state in
+                guard case .answered = state.phase else {
+                    state.stops.append(stop)
+                    return false
+                }
+                return true
+            }
+            if answered { stop() }
+        }
+
+        /// Marks the call as having its connection; `false` when it gave up waiting (or was answered) already.
+        func lease() -> Bool {
+            state.withLock { state in
+                guard case .waiting = state.phase else { return false }
+                state.phase = .leased
+                return true
+            }
+        }
+
+        /// Gives up waiting for a connection: `true` unless the call has one already (or was answered).
+        func giveUp() -> Bool {
+            state.withLock { state in
+                guard case .waiting = state.phase else { return false }
+                state.phase = .gaveUp
+                return true
+            }
+        }
+
+        /// Answers the caller with `result` unless it was answered already.
+        ///
+        /// - Returns: Whether this answered the caller.
+        @discardableResult
+        func answer(_ result: Result<T, any Error>) -> Bool {
+            let taken = state.withLock { state -> (CheckedContinuation<T, any Error>, [@Sendable () -> Void])? in
+                guard let caller = state.caller else { return nil }
+                let stops = state.stops
+                state = State(phase: .answered, caller: nil, stops: [])
+                return (caller, stops)
+            }
+            guard let (caller, stops) = taken else { return false }
+            caller.resume(with: result)
+            for stop in stops { stop() }
+            return true
+        }
+
+        /// Answers the caller with `error` unless it was answered already.
+        ///
+        /// - Returns: Whether this answered the caller.
+        @discardableResult
+        func fail(_ error: any Error) -> Bool { answer(.failure(error)) }
+    }
+}
