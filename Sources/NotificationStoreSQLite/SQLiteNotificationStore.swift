@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 #if os(Linux)
 import Glibc
@@ -271,11 +272,12 @@ public final class SQLiteNotificationStore: NotificationStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let plan = try db.cachedStatement(sql: Self.upsertPlan)
-            for (index, record) in records.enumerated() where !denied.contains(record.app) {
-                try insert.execute(arguments: [
-                    record.app, record.identifier, record.spec, record.addedAt, record.nextFire, record.floating,
-                    record.calendarKey, record.regionState,
-                ])
+            // The rows' values are bound straight to the prepared statement: GRDB's `StatementArguments` would box
+            // eight values into an array per row. `execute()` without arguments then steps what is bound.
+            insert.setUncheckedArguments(Self.unboundRow)
+            for (index, record) in records.enumerated() where denied.isEmpty || !denied.contains(record.app) {
+                try Self.bind(record, to: insert)
+                try insert.execute()
                 if let key = record.calendarKey, let trigger = plans[index] {
                     try plan.execute(
                         arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
@@ -288,6 +290,32 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
             return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
         }
+    }
+
+    /// Eight `NULL`s: what the batch insert's statement holds between rows.
+    private static let unboundRow = StatementArguments(Array(repeating: DatabaseValue.null, count: 8))
+
+    /// Binds a row's values to the batch insert's eight parameters, in its column order.
+    private static func bind(_ record: PendingRecord, to statement: Statement) throws {
+        let handle = statement.sqliteStatement
+        // A statement that ran must be reset before it takes new values (`execute()` resets it again: harmless).
+        // Its error, if any, is the last step's, which `execute()` already threw.
+        sqlite3_reset(handle)
+        try checkBinding(record.app.bind(to: handle, at: 1))
+        try checkBinding(record.identifier.bind(to: handle, at: 2))
+        try checkBinding(record.spec.bind(to: handle, at: 3))
+        try checkBinding(record.addedAt.bind(to: handle, at: 4))
+        try checkBinding((record.nextFire?.databaseValue ?? .null).bind(to: handle, at: 5))
+        try checkBinding(record.floating.bind(to: handle, at: 6))
+        try checkBinding((record.calendarKey?.databaseValue ?? .null).bind(to: handle, at: 7))
+        try checkBinding((record.regionState?.databaseValue ?? .null).bind(to: handle, at: 8))
+    }
+
+    /// Throws when an `sqlite3_bind_*` call did not answer `SQLITE_OK` (SQLite documents it only for misuse and
+    /// out-of-memory).
+    private static func checkBinding(_ code: CInt) throws {
+        guard code != ResultCode.SQLITE_OK.rawValue else { return }
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding a pending row's value failed")
     }
 
     /// The apps among `appIDs` denied notifications.

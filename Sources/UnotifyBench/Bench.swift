@@ -200,6 +200,10 @@ struct UnotifyBench {
         } else {
             say("  unotify import: skipped (no unotify executable beside unotify-bench: swift build -c release --product unotify)")
         }
+        say("  then, like for like, in this order (each into a store holding \(rows) more rows than the step before):")
+        say("  raw INSERT of \(rows) more rows, transactions of \(Format.count(bulk.batch)): \(Format.duration(bulk.rawBatchedSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.rawBatchedSeconds)) (\(Format.ratio(bulk.rawBatchedSeconds, bulk.rawSeconds)) the single transaction; add(contentsOf:) in batches: \(Format.ratio(bulk.engineSeconds, bulk.rawBatchedSeconds)) of it)")
+        say("  raw INSERT of \(rows) more rows, 1 transaction, again: \(Format.duration(bulk.rawAgainSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.rawAgainSeconds))")
+        say("  NotificationScheduler.add(contentsOf:) of \(rows) more in one call (1 transaction): \(Format.duration(bulk.engineOneCallSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.engineOneCallSeconds))")
         say()
     }
 
@@ -227,6 +231,12 @@ struct UnotifyBench {
                     Format.rate(rows: bulk.rows, seconds: seconds), baseline, Format.ratio(seconds, bulk.rawSeconds),
                 ])
             }
+            table.add([
+                "4", "Bulk add(contentsOf:) in one call (1 txn), into \(base) + \(Format.size(bulk.rows * (bulk.importSeconds == nil ? 4 : 5))) pending",
+                Format.rate(rows: bulk.rows, seconds: bulk.engineOneCallSeconds),
+                "\(Format.rate(rows: bulk.rows, seconds: bulk.rawAgainSeconds)) raw INSERT, 1 txn, again",
+                Format.ratio(bulk.engineOneCallSeconds, bulk.rawAgainSeconds),
+            ])
         }
         say(table.render())
     }

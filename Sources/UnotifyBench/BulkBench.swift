@@ -23,6 +23,12 @@ enum BulkBench {
         /// the bench.
         var importSeconds: Double?
         var batch: Int
+        /// After the figures above, a like-for-like pair for each: the raw INSERT of `rows` more rows in
+        /// transactions of `batch` (what the batched engine add pays for its transactions alone), another raw single
+        /// transaction, and `add(contentsOf:)` of `rows` more requests in one call (one transaction, as the raw one).
+        var rawBatchedSeconds: Double
+        var rawAgainSeconds: Double
+        var engineOneCallSeconds: Double
     }
 
     static func run(options: BenchOptions, root: String) async throws -> Result {
@@ -78,9 +84,36 @@ enum BulkBench {
         let engineSeconds = (ContinuousClock.now - engineStart).seconds
 
         let importSeconds = try importThroughCommand(rows: options.bulk, batch: batch, store: path, directory: directory)
+
+        progress("bulk: raw INSERT of \(Format.count(options.bulk)) rows in transactions of \(Format.count(batch))")
+        var batchedGenerator = RawRowGenerator(seed: options.seed &+ 3, prefix: "rawb")
+        let batchedRows = try batchedGenerator.next(options.bulk)
+        var rawBatchedSeconds = 0.0
+        for start in stride(from: 0, to: batchedRows.count, by: batch) {
+            rawBatchedSeconds += try rawInsert(Array(batchedRows[start..<min(start + batch, batchedRows.count)]), into: pool)
+        }
+        progress("bulk: raw single-transaction insert of \(Format.count(options.bulk)) rows, again")
+        var againGenerator = RawRowGenerator(seed: options.seed &+ 4, prefix: "rawc")
+        let rawAgainSeconds = try rawInsert(againGenerator.next(options.bulk), into: pool)
+        progress("bulk: engine add(contentsOf:) of \(Format.count(options.bulk)) requests in one call")
+        let oneCallApp = "com.example.bench.bulk-one"
+        try await scheduler.authorizeForBench(oneCallApp)
+        var oneCallGenerator = SplitMix64(seed: options.seed &+ 5)
+        let oneCall = (0..<options.bulk).map { index in
+            BatchRequest(
+                appID: oneCallApp,
+                spec: Workload.spec(
+                    identifier: Workload.identifier(index, prefix: "one"), index: index,
+                    interval: Workload.farInterval(using: &oneCallGenerator)))
+        }
+        let oneCallStart = ContinuousClock.now
+        _ = try await scheduler.add(contentsOf: oneCall)
+        let engineOneCallSeconds = (ContinuousClock.now - oneCallStart).seconds
         return Result(
             base: options.bulkBase, rows: options.bulk, fillSeconds: fillSeconds, rawSeconds: rawSeconds,
-            encodeSeconds: encodeSeconds, engineSeconds: engineSeconds, importSeconds: importSeconds, batch: batch)
+            encodeSeconds: encodeSeconds, engineSeconds: engineSeconds, importSeconds: importSeconds, batch: batch,
+            rawBatchedSeconds: rawBatchedSeconds, rawAgainSeconds: rawAgainSeconds,
+            engineOneCallSeconds: engineOneCallSeconds)
     }
 
     /// Inserts pre-encoded rows with one prepared statement in one transaction; returns the seconds it took.
