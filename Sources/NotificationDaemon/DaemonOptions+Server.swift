@@ -53,11 +53,14 @@ extension DaemonOptions {
         }
     }
 
-    /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``).
+    /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``); SIGHUP reads the API's
+    /// token file again (``DaemonServerMode/reloadAPITokens(logger:)``) without a restart.
     ///
     /// - Throws: ``DaemonError`` when the key cannot be read or the database cannot be migrated.
     public func runServerUntilSignalled() async throws {
         let server = try makeServer()
+        let reloads = NotificationDaemon.onSignal(SIGHUP) { server.reloadAPITokens() }
+        defer { reloads.cancel() }
         try await NotificationDaemon.untilSignalled { try await server.run() }
     }
 
@@ -100,20 +103,13 @@ extension DaemonOptions {
         do { address = try WebCenterAddress(parsing: apiAddress) } catch {
             throw DaemonError(.invalidConfiguration, "--api-address: \(error)")
         }
-        let text: String
-        do { text = try String(contentsOfFile: apiTokenFile, encoding: .utf8) } catch {
-            throw DaemonError(.invalidConfiguration, "cannot read --api-token-file \(apiTokenFile): \(error)")
-        }
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.count >= 16, !token.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 } == true })
-        else {
-            throw DaemonError(
-                .invalidConfiguration,
-                "--api-token-file \(apiTokenFile) must hold one token of at least 16 characters, without spaces")
+        let credentials: ServerAPICredentials
+        do { credentials = try ServerAPICredentials(file: apiTokenFile) } catch {
+            throw DaemonError(.invalidConfiguration, "--api-token-file \(apiTokenFile): \(error)")
         }
         return DaemonServerMode.API(
             configuration: ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote),
-            token: token)
+            credentials: credentials)
     }
 
     /// A client for `server` (host:port).

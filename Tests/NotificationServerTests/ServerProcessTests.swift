@@ -372,4 +372,57 @@ struct ServerProcessTests {
         #expect(await stop(worker) == 0)
         await side.stop()
     }
+
+    @Test(
+        "SIGHUP reads --api-token-file again: named tokens take over, a deleted line gets 401, a bad file keeps the tokens in use; tokens never in the log"
+    )
+    func tokenReloadOnSIGHUP() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let started = try await startAPIWorker(side: side)
+        let worker = started.process
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        let old = try String(contentsOfFile: started.tokenFile, encoding: .utf8)
+        let (backend, ci) = ("backend-token-0123456789abcdef", "ci-token-fedcba9876543210")
+        let base = started.api
+        /// The status of `GET /v1/devices` with a token, by curl.
+        func status(_ token: String) async throws -> String {
+            let result = try await runProgram(
+                "/usr/bin/curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)", base + "v1/devices"])
+            return result.stdout
+        }
+        /// Sends SIGHUP and waits until the tokens answer as expected.
+        func reload(_ text: String, expecting: [String: String]) async throws -> Bool {
+            try text.write(toFile: started.tokenFile, atomically: true, encoding: .utf8)
+            kill(worker.processIdentifier, SIGHUP)
+            return try await eventually(within: 60) {
+                for (token, expected) in expecting where try await status(token) != expected { return false }
+                return true
+            }
+        }
+        #expect(try await status(old) == "200")
+        #expect(try await status(backend) == "401")
+        // From the one-token form to named tokens.
+        #expect(try await reload("# clients\nbackend \(backend)\nci \(ci)\n", expecting: [old: "401", backend: "200", ci: "200"]))
+        // Revoking ci: its line deleted.
+        #expect(try await reload("backend \(backend)\n", expecting: [ci: "401", backend: "200"]))
+        // A bad file: refused, logged, the tokens in use stay.
+        try "backend \(backend)\nci short\n".write(toFile: started.tokenFile, atomically: true, encoding: .utf8)
+        kill(worker.processIdentifier, SIGHUP)
+        let log = side.folder.appendingPathComponent("worker.log")
+        let refused = await eventually(within: 60) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("the API token file was refused")
+        }
+        #expect(refused)
+        #expect(try await status(backend) == "200")
+        #expect(try await status(ci) == "401")
+        #expect(worker.isRunning)
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("line 2: the token of 'ci' must be at least 16 characters"), "\(text)")
+        #expect(text.contains("read the API token file again"), "\(text)")
+        for token in [old, backend, ci] { #expect(!text.contains(token), "a token in the log") }
+        #expect(await stop(worker) == 0)
+        await side.stop()
+    }
 }

@@ -43,7 +43,8 @@ import ServiceLifecycle
 public struct ServerAPI: Sendable {
     let devices: DeviceScheduler
     let metrics: ServerMetrics
-    let token: String
+    /// The clients' bearer tokens (one or many, reloadable).
+    public let credentials: ServerAPICredentials
     /// The browser sessions of the push statistics pages (`/center`), in memory: opened with a one-time link.
     let centerSessions = WebCenterSessions()
     /// The one-time links to the pages this worker handed out (`POST /v1/center-links`).
@@ -52,7 +53,8 @@ public struct ServerAPI: Sendable {
     public let configuration: ServerAPIConfiguration
     let logger: Logger
 
-    /// Creates the API over a device scheduler.
+    /// Creates the API over a device scheduler, with one bearer token (its client is named
+    /// ``ServerAPITokens/defaultClient``).
     ///
     /// - Parameters:
     ///   - devices: The device registry and scheduling API the routes call.
@@ -64,9 +66,34 @@ public struct ServerAPI: Sendable {
         devices: DeviceScheduler, token: String, configuration: ServerAPIConfiguration = ServerAPIConfiguration(),
         metrics: ServerMetrics = ServerMetrics(), logger: Logger = Logger(label: "unotifyd.api")
     ) {
+        self.init(
+            devices: devices, credentials: ServerAPICredentials(tokens: ServerAPITokens(token: token)),
+            configuration: configuration, metrics: metrics, logger: logger)
+    }
+
+    /// Creates the API over a device scheduler, with each client's token (``ServerAPICredentials``, read from a
+    /// file and reloaded on demand).
+    ///
+    /// - Parameters:
+    ///   - devices: The device registry and scheduling API the routes call.
+    ///   - credentials: The tokens a request may bring, each naming its client.
+    ///   - configuration: Address, limits and TLS.
+    ///   - metrics: The worker's figures, for `/v1/status` and `/metrics` (its presenter's ``APNsPresenter/metrics``);
+    ///     the API's own requests are counted there too.
+    ///   - logger: Where failures are logged.
+    ///
+    /// ```swift
+    /// let credentials = try ServerAPICredentials(file: "/etc/unotify/api.tokens")
+    /// let api = ServerAPI(devices: devices, credentials: credentials)
+    /// ```
+    public init(
+        devices: DeviceScheduler, credentials: ServerAPICredentials,
+        configuration: ServerAPIConfiguration = ServerAPIConfiguration(), metrics: ServerMetrics = ServerMetrics(),
+        logger: Logger = Logger(label: "unotifyd.api")
+    ) {
         self.devices = devices
         self.metrics = metrics
-        self.token = token
+        self.credentials = credentials
         self.configuration = configuration
         self.logger = logger
     }
@@ -76,7 +103,7 @@ public struct ServerAPI: Sendable {
         let router = Router(context: ServerAPIRequestContext.self)
         let push = push
         router.add(
-            middleware: ServerAPIGuard(token: token, logger: logger) { deviceID, token in
+            middleware: ServerAPIGuard(credentials: credentials, logger: logger) { deviceID, token in
                 try await push.checkCredential(deviceID: deviceID, token: token)
             })
         router.get("/v1/status") { _, _ in
@@ -292,6 +319,17 @@ public struct ServerAPI: Sendable {
             throw ServerAPIError.badRequest("the \(name) in the path is not valid percent-encoding: \(raw)")
         }
         return decoded
+    }
+
+    /// The route a request went to, as the logs and the metrics name it: the method and the route's pattern
+    /// (`PUT /v1/devices/{id}`), or `unmatched` for a path or method no route serves, so the names stay few whatever
+    /// paths clients send.
+    ///
+    /// - Parameter endpointPath: The context's `endpointPath` once the router ran (`NotFound` or `nil` without a
+    ///   route).
+    static func routeName(_ request: Request, endpointPath: String?) -> String {
+        guard let endpointPath, endpointPath != "NotFound" else { return "unmatched" }
+        return "\(request.method) \(endpointPath)"
     }
 
     static func unknown(_ id: String) -> ServerAPIError {
