@@ -107,8 +107,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                // The API over TLS (`--api-tls-certificate`, `--api-tls-key`).
+                // The API over TLS (`--api-tls-certificate`, `--api-tls-key`); HummingbirdCore names its server builder.
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // `/metrics`: each worker's figures in Prometheus's text format.
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -19,6 +19,7 @@ extension DaemonOptions {
             ("--provider-key-id", providerKeyID != nil), ("--provider-team-id", providerTeamID != nil),
             ("--provider-trust-roots", providerTrustRoots != nil), ("--api-token-file", apiTokenFile != nil),
             ("--api-allow-remote", apiAllowRemote), ("--api-address", apiAddress != "127.0.0.1:2199"),
+            ("--api-tls-certificate", apiTLSCertificate != nil), ("--api-tls-key", apiTLSKey != nil),
             ("--claim-lease", claimLease != nil),
         ]
         guard server else {
@@ -40,6 +41,15 @@ extension DaemonOptions {
             ("--provider-production-server", providerProductionServer),
         ] where Self.apnsServer(value) == nil {
             throw ValidationError("\(name) takes host:port, not '\(value)'")
+        }
+        switch (apiTLSCertificate, apiTLSKey) {
+        case (nil, nil): break
+        case (_, nil): throw ValidationError("--api-tls-certificate needs --api-tls-key (the certificate's private key)")
+        case (nil, _): throw ValidationError("--api-tls-key needs --api-tls-certificate")
+        case (_, _):
+            guard apiAddress != "off" else {
+                throw ValidationError("--api-tls-certificate and --api-tls-key need the API: not with --api-address off")
+            }
         }
         if apiAddress != "off" {
             let address: WebCenterAddress
@@ -94,7 +104,8 @@ extension DaemonOptions {
         return server
     }
 
-    /// The API's address and token: `--api-address`, `--api-allow-remote`, the token read from `--api-token-file`.
+    /// The API's address, tokens and TLS: `--api-address`, `--api-allow-remote`, the tokens read from
+    /// `--api-token-file`, the files of `--api-tls-certificate` and `--api-tls-key`.
     private func apiConfiguration() throws -> DaemonServerMode.API {
         guard let apiTokenFile else {
             throw DaemonError(.invalidConfiguration, "--server needs --api-token-file, or --api-address off")
@@ -107,9 +118,16 @@ extension DaemonOptions {
         do { credentials = try ServerAPICredentials(file: apiTokenFile) } catch {
             throw DaemonError(.invalidConfiguration, "--api-token-file \(apiTokenFile): \(error)")
         }
-        return DaemonServerMode.API(
-            configuration: ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote),
-            credentials: credentials)
+        var configuration = ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote)
+        if let apiTLSCertificate, let apiTLSKey {
+            let tls = ServerAPITLS(certificatePath: apiTLSCertificate, keyPath: apiTLSKey)
+            // Read now: a file that cannot be used stops the worker at start (exit status 78), not at a connection.
+            do { _ = try tls.serverConfiguration() } catch let error as ServerAPIError {
+                throw DaemonError(.invalidConfiguration, "--api-tls-certificate / --api-tls-key: \(error.detail)")
+            }
+            configuration.tls = tls
+        }
+        return DaemonServerMode.API(configuration: configuration, credentials: credentials)
     }
 
     /// A client for `server` (host:port).

@@ -178,6 +178,16 @@ public struct DaemonOptions: ParsableArguments {
     var apiTokenFile: String?
 
     @Option(
+        name: .customLong("api-tls-certificate"),
+        help: ArgumentHelp(
+            "With --server: a PEM certificate (chain): the API serves HTTPS only (with --api-tls-key).",
+            discussion: "A host beyond loopback still needs --api-allow-remote; without TLS it is served with a warning."))
+    var apiTLSCertificate: String?
+
+    @Option(name: .customLong("api-tls-key"), help: "With --server: the PEM private key of --api-tls-certificate.")
+    var apiTLSKey: String?
+
+    @Option(
         name: .customLong("provider-trust-roots"),
         help: "With --server: a PEM file of the only certificate authorities the APNs hosts' certificates may chain to.")
     var providerTrustRoots: String?

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NotificationEngine
@@ -231,25 +233,44 @@ public struct ServerAPI: Sendable {
         return router
     }
 
-    /// Serves until the calling task is cancelled.
+    /// Serves until the calling task is cancelled: HTTPS with ``ServerAPIConfiguration/tls``, plain HTTP otherwise
+    /// (with a warning in the log when the host is beyond loopback: the bearer tokens then cross the network in clear).
     ///
-    /// - Parameter onListening: Called once the API listens, with its base URL (`http://host:port/`).
-    /// - Throws: ``ServerAPIError`` for a host beyond loopback without ``ServerAPIConfiguration/allowsRemote``; what
-    ///   binding throws (a port in use).
+    /// - Parameter onListening: Called once the API listens, with its base URL (`http://host:port/`, or
+    ///   `https://host:port/` with TLS).
+    /// - Throws: ``ServerAPIError`` for a host beyond loopback without ``ServerAPIConfiguration/allowsRemote``, or
+    ///   TLS files that cannot be read or used (`BadTLSConfiguration`); what binding throws (a port in use).
     public func run(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         guard configuration.isLoopback || configuration.allowsRemote else {
             throw ServerAPIError(
                 .internalServerError, reason: "BadAddress",
                 detail: "\(configuration.host) is not a loopback address: the API needs --api-allow-remote")
         }
+        let server: HTTPServerBuilder
+        let scheme: String
+        if let tls = configuration.tls {
+            server = try .tls(.http1(), tlsConfiguration: try tls.serverConfiguration())
+            scheme = "https"
+        } else {
+            server = .http1()
+            scheme = "http"
+            if !configuration.isLoopback {
+                logger.warning(
+                    """
+                    the server API listens beyond loopback without TLS: bearer tokens and data cross the network in \
+                    clear (give --api-tls-certificate and --api-tls-key, or put a TLS proxy in front)
+                    """,
+                    metadata: ["host": "\(configuration.host)"])
+            }
+        }
         let host = configuration.host
         let application = Application(
-            router: router(),
+            router: router(), server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { [configuration] channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                await onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
+                await onListening("\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
             },
             logger: logger)
         // As the web center: cancelling the calling task shuts the server down gracefully, requests in flight finish.

@@ -8,7 +8,7 @@ struct ServerCommand: AsyncParsableCommand {
         abstract: "Talk to a server-mode worker (unotifyd --server): devices, scheduling, pushes, status.",
         discussion: """
             Every subcommand calls the worker's HTTP API (docs/openapi/server-api.yaml) at --url with the bearer \
-            token read from --token-file, the file given to unotifyd --server --api-token-file. Any worker of a \
+            token read from --token-file (a file holding one of the tokens of unotifyd --server --api-token-file). Any worker of a \
             cluster answers for the whole cluster: they share one database.
             """,
         subcommands: [
