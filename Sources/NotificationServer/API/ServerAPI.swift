@@ -104,6 +104,8 @@ public struct ServerAPI: Sendable {
     public func router() -> Router<ServerAPIRequestContext> {
         let router = Router(context: ServerAPIRequestContext.self)
         let push = push
+        // First, so it counts the answer the guard made of any error.
+        router.add(middleware: ServerAPIMetricsMiddleware(metrics: metrics))
         router.add(
             middleware: ServerAPIGuard(credentials: credentials, logger: logger) { deviceID, token in
                 try await push.checkCredential(deviceID: deviceID, token: token)
