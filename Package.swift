@@ -193,6 +193,8 @@ let package = Package(
                 // into the .deb's binary).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                // `unotify server --trust-roots`: the certificate authorities of a worker's API over TLS.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(

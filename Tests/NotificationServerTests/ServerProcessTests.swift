@@ -427,7 +427,7 @@ struct ServerProcessTests {
     }
 
     @Test(
-        "unotifyd --server with --api-tls-certificate and --api-tls-key serves HTTPS: curl trusting the certificate is answered, without it or over plain HTTP it fails"
+        "unotifyd --server with --api-tls-certificate and --api-tls-key serves HTTPS: curl or unotify server trusting the certificate is answered, without it or over plain HTTP it fails"
     )
     func tlsWorker() async throws {
         let side = try await DeviceSide()
@@ -456,6 +456,12 @@ struct ServerProcessTests {
         let plain = try await curl(started.api.replacingOccurrences(of: "https://", with: "http://"), [])
         #expect(plain.status != 0 && plain.stdout == "000", "\(plain)")
         #expect(try await curl(started.api, ["--cacert", certificate]).stdout == "200")
+        // unotify server with --trust-roots. (Without it the system's roots do not know the certificate, as curl
+        // showed: AsyncHTTPClient then tries to connect again until its 30 s deadline, too long for this test.)
+        let status = try await cli(started, ["status", "--trust-roots", certificate])
+        #expect(status.status == 0 && status.stdout.contains("cluster ("), "\(status)")
+        let unreadable = try await cli(started, ["status", "--trust-roots", started.tokenFile])
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read --trust-roots"), "\(unreadable)")
         #expect(await stop(worker) == 0)
         await side.stop()
     }
