@@ -19,6 +19,7 @@ extension DaemonOptions {
             ("--provider-key-id", providerKeyID != nil), ("--provider-team-id", providerTeamID != nil),
             ("--provider-trust-roots", providerTrustRoots != nil), ("--api-token-file", apiTokenFile != nil),
             ("--api-allow-remote", apiAllowRemote), ("--api-address", apiAddress != "127.0.0.1:2199"),
+            ("--api-tls-certificate", apiTLSCertificate != nil), ("--api-tls-key", apiTLSKey != nil),
             ("--claim-lease", claimLease != nil),
         ]
         guard server else {
@@ -41,6 +42,15 @@ extension DaemonOptions {
         ] where Self.apnsServer(value) == nil {
             throw ValidationError("\(name) takes host:port, not '\(value)'")
         }
+        switch (apiTLSCertificate, apiTLSKey) {
+        case (nil, nil): break
+        case (_, nil): throw ValidationError("--api-tls-certificate needs --api-tls-key (the certificate's private key)")
+        case (nil, _): throw ValidationError("--api-tls-key needs --api-tls-certificate")
+        case (_, _):
+            guard apiAddress != "off" else {
+                throw ValidationError("--api-tls-certificate and --api-tls-key need the API: not with --api-address off")
+            }
+        }
         if apiAddress != "off" {
             let address: WebCenterAddress
             do { address = try WebCenterAddress(parsing: apiAddress) } catch { throw ValidationError("--api-address: \(error)") }
@@ -53,11 +63,14 @@ extension DaemonOptions {
         }
     }
 
-    /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``).
+    /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``); SIGHUP reads the API's
+    /// token file again (``DaemonServerMode/reloadAPITokens(logger:)``) without a restart.
     ///
     /// - Throws: ``DaemonError`` when the key cannot be read or the database cannot be migrated.
     public func runServerUntilSignalled() async throws {
         let server = try makeServer()
+        let reloads = NotificationDaemon.onSignal(SIGHUP) { server.reloadAPITokens() }
+        defer { reloads.cancel() }
         try await NotificationDaemon.untilSignalled { try await server.run() }
     }
 
@@ -91,7 +104,8 @@ extension DaemonOptions {
         return server
     }
 
-    /// The API's address and token: `--api-address`, `--api-allow-remote`, the token read from `--api-token-file`.
+    /// The API's address, tokens and TLS: `--api-address`, `--api-allow-remote`, the tokens read from
+    /// `--api-token-file`, the files of `--api-tls-certificate` and `--api-tls-key`.
     private func apiConfiguration() throws -> DaemonServerMode.API {
         guard let apiTokenFile else {
             throw DaemonError(.invalidConfiguration, "--server needs --api-token-file, or --api-address off")
@@ -100,20 +114,20 @@ extension DaemonOptions {
         do { address = try WebCenterAddress(parsing: apiAddress) } catch {
             throw DaemonError(.invalidConfiguration, "--api-address: \(error)")
         }
-        let text: String
-        do { text = try String(contentsOfFile: apiTokenFile, encoding: .utf8) } catch {
-            throw DaemonError(.invalidConfiguration, "cannot read --api-token-file \(apiTokenFile): \(error)")
+        let credentials: ServerAPICredentials
+        do { credentials = try ServerAPICredentials(file: apiTokenFile) } catch {
+            throw DaemonError(.invalidConfiguration, "--api-token-file \(apiTokenFile): \(error)")
         }
-        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard token.count >= 16, !token.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 } == true })
-        else {
-            throw DaemonError(
-                .invalidConfiguration,
-                "--api-token-file \(apiTokenFile) must hold one token of at least 16 characters, without spaces")
+        var configuration = ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote)
+        if let apiTLSCertificate, let apiTLSKey {
+            let tls = ServerAPITLS(certificatePath: apiTLSCertificate, keyPath: apiTLSKey)
+            // Read now: a file that cannot be used stops the worker at start (exit status 78), not at a connection.
+            do { _ = try tls.serverConfiguration() } catch let error as ServerAPIError {
+                throw DaemonError(.invalidConfiguration, "--api-tls-certificate / --api-tls-key: \(error.detail)")
+            }
+            configuration.tls = tls
         }
-        return DaemonServerMode.API(
-            configuration: ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote),
-            token: token)
+        return DaemonServerMode.API(configuration: configuration, credentials: credentials)
     }
 
     /// A client for `server` (host:port).

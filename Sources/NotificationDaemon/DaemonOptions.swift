@@ -164,7 +164,7 @@ public struct DaemonOptions: ParsableArguments {
         name: .customLong("api-address"),
         help: ArgumentHelp(
             "With --server: where the HTTP JSON API listens, host:port, or off (default: 127.0.0.1:2199).",
-            discussion: "Routes: docs/openapi/server-api.yaml. Every request needs Authorization: Bearer <the token in --api-token-file>."))
+            discussion: "Routes: docs/openapi/server-api.yaml. Every request needs Authorization: Bearer <a token of --api-token-file>."))
     var apiAddress = "127.0.0.1:2199"
 
     @Flag(name: .customLong("api-allow-remote"), help: "With --server: allow --api-address to be a non-loopback address.")
@@ -172,8 +172,20 @@ public struct DaemonOptions: ParsableArguments {
 
     @Option(
         name: .customLong("api-token-file"),
-        help: "With --server: a file holding the API's bearer token (required unless --api-address off).")
+        help: ArgumentHelp(
+            "With --server: the API's bearer tokens, read again on SIGHUP (required unless --api-address off).",
+            discussion: "One token of at least 16 characters, or one line NAME TOKEN per client (# comments); the client's name is logged."))
     var apiTokenFile: String?
+
+    @Option(
+        name: .customLong("api-tls-certificate"),
+        help: ArgumentHelp(
+            "With --server: a PEM certificate (chain): the API serves HTTPS only (with --api-tls-key).",
+            discussion: "A host beyond loopback still needs --api-allow-remote; without TLS it is served with a warning."))
+    var apiTLSCertificate: String?
+
+    @Option(name: .customLong("api-tls-key"), help: "With --server: the PEM private key of --api-tls-certificate.")
+    var apiTLSKey: String?
 
     @Option(
         name: .customLong("provider-trust-roots"),
@@ -337,6 +349,20 @@ extension NotificationDaemon {
         // Every client holds a descriptor: take all the kernel allows this user (the soft limit is often 1,024).
         _ = try? DescriptorLimit.raiseToHardLimit()
         try await Self.untilSignalled { try await self.run() }
+    }
+
+    /// Calls `handler` (on a global queue) each time the process receives `number`, instead of the signal's default
+    /// action, until the returned source is cancelled; the signal is unblocked first (a parent may have blocked it).
+    static func onSignal(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, number)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
     }
 
     /// Runs `body` in a task that SIGINT or SIGTERM cancels; a cancellation is a clean stop (exit status 0).

@@ -28,17 +28,22 @@ public struct DaemonServerMode: Sendable {
     /// Called with the API's base URL once it listens (tests use it to learn a port the system chose).
     public var onAPIListening: @Sendable (String) async -> Void = { _ in }
 
-    /// The server API's address and bearer token.
-    public struct API: Sendable, Hashable {
+    /// The server API's address and its clients' bearer tokens.
+    public struct API: Sendable {
         /// Where it listens and what it accepts.
         public var configuration: ServerAPIConfiguration
-        /// The token every request must bring.
-        public var token: String
+        /// The tokens a request may bring (`--api-token-file`, read again by ``DaemonServerMode/reloadAPITokens()``).
+        public var credentials: ServerAPICredentials
 
-        /// Creates the API settings.
+        /// Creates the API settings with one token.
         public init(configuration: ServerAPIConfiguration, token: String) {
+            self.init(configuration: configuration, credentials: ServerAPICredentials(tokens: ServerAPITokens(token: token)))
+        }
+
+        /// Creates the API settings with each client's token.
+        public init(configuration: ServerAPIConfiguration, credentials: ServerAPICredentials) {
             self.configuration = configuration
-            self.token = token
+            self.credentials = credentials
         }
     }
 
@@ -48,6 +53,31 @@ public struct DaemonServerMode: Sendable {
         self.development = development
         self.production = production
         self.api = api
+    }
+
+    /// Reads the API's token file again (on SIGHUP: ``DaemonOptions/runServerUntilSignalled()``) and logs the
+    /// outcome: the clients now accepted at `notice` level, or why the file was refused at `error` level, in which case
+    /// the tokens in use stay. The next request is checked against the new tokens; requests in flight finish.
+    ///
+    /// - Returns: The tokens in use afterwards, or `nil` without an API or a token file.
+    @discardableResult
+    public func reloadAPITokens(logger: Logger = Logger(label: "unotifyd.server")) -> ServerAPITokens? {
+        guard let credentials = api?.credentials, let file = credentials.file else {
+            logger.notice("SIGHUP: no API token file to read again")
+            return nil
+        }
+        do {
+            let tokens = try credentials.reload()
+            logger.notice(
+                "read the API token file again", metadata: ["file": "\(file)", "clients": "\(tokens.clients)"])
+            return tokens
+        } catch {
+            let kept = credentials.tokens
+            logger.error(
+                "the API token file was refused; the tokens in use stay",
+                metadata: ["file": "\(file)", "error": "\(error)", "clients": "\(kept.clients)"])
+            return kept
+        }
     }
 
     /// Runs the worker until the task is cancelled: runs the store's pool, migrates the database, then runs a
@@ -87,8 +117,8 @@ public struct DaemonServerMode: Sendable {
             if let api {
                 // The API and the worker stop together: the API failing (a port in use) stops the worker too.
                 let server = ServerAPI(
-                    devices: worker.devices, token: api.token, configuration: api.configuration, metrics: metrics,
-                    logger: logger)
+                    devices: worker.devices, credentials: api.credentials, configuration: api.configuration,
+                    metrics: metrics, logger: logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await worker.run() }
                     group.addTask { [onAPIListening] in

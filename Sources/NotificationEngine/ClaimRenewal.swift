@@ -37,6 +37,7 @@ final class ClaimRenewal: Sendable {
     private let clock: any NotificationClock
     private let lease: TimeInterval
     private let logger: Logger
+    private let observer: (@Sendable (ClaimRenewalEvent) -> Void)?
     private let state = Mutex(State())
 
     /// Creates the renewal of one engine's claims; nothing runs until something is held.
@@ -46,11 +47,16 @@ final class ClaimRenewal: Sendable {
     ///   - clock: The engine's clock: renewals happen every `lease / 3` on it.
     ///   - lease: How long a claim lasts (``EngineConfiguration/claimLease``); 0 or less renews nothing.
     ///   - logger: Where failed renewals and lost claims are logged.
-    init(store: any NotificationStore, clock: any NotificationClock, lease: TimeInterval, logger: Logger) {
+    ///   - observer: Told of the same (``EngineConfiguration/claimRenewalObserver``).
+    init(
+        store: any NotificationStore, clock: any NotificationClock, lease: TimeInterval, logger: Logger,
+        observer: (@Sendable (ClaimRenewalEvent) -> Void)? = nil
+    ) {
         self.store = store
         self.clock = clock
         self.lease = lease
         self.logger = logger
+        self.observer = observer
     }
 
     /// The interval between two renewals: a third of the lease, so a renewal that is late by a whole interval (a
@@ -118,6 +124,7 @@ final class ClaimRenewal: Sendable {
                     delivers them again
                     """,
                     metadata: ["count": "\(revisions.count)", "error": "\(error)"])
+                observer?(.renewalFailed(claims: revisions.count))
                 continue
             }
             guard forgetLost(Set(revisions).subtracting(renewed), generation: generation) else { return }
@@ -139,6 +146,7 @@ final class ClaimRenewal: Sendable {
             logger.warning(
                 "claims were taken over by another engine after their lease ended; they may be delivered twice",
                 metadata: ["revisions": "\(lost.sorted())"])
+            observer?(.takenOver(claims: lost.count))
         }
         return holding
     }

@@ -23,6 +23,10 @@ public struct EngineConfiguration: Sendable {
     /// the lease ends only for an engine that died or could not reach its store for that long. 0 or less: no renewal.
     public var claimLease: TimeInterval
 
+    /// Called (on the renewal's task) with each failed renewal and each renewal that found claims taken over, besides
+    /// the log lines the engine writes for them: a server worker counts them in its metrics. `nil` by default.
+    public var claimRenewalObserver: (@Sendable (ClaimRenewalEvent) -> Void)?
+
     /// How many due requests one pass of the loop claims at most (values below 1 count as 1). 256 by default: one
     /// engine on its own store spends fewer transactions on a burst. Engines sharing a store (server-mode workers)
     /// share a burst better with a smaller batch, and one that crashes leaves fewer claims to wait out.

@@ -89,7 +89,9 @@ public actor NotificationScheduler {
         self.configuration = configuration
         self.logger = logger
         commits = GroupCommit(store: store)
-        claims = ClaimRenewal(store: store, clock: clock, lease: configuration.claimLease, logger: logger)
+        claims = ClaimRenewal(
+            store: store, clock: clock, lease: configuration.claimLease, logger: logger,
+            observer: configuration.claimRenewalObserver)
     }
 
     // MARK: - Requests

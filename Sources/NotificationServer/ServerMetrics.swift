@@ -1,4 +1,5 @@
 import Foundation
+import NotificationEngine
 import NotificationStorePostgres
 import Prometheus
 import Synchronization
@@ -23,6 +24,8 @@ public final class ServerMetrics: Sendable {
     private let state = Mutex(State())
     private let deliveries: Counter
     private let lateness: ValueHistogram
+    private let renewalFailures: Counter
+    private let takenOver: Counter
 
     /// The number of recent deliveries the worker's lateness percentiles are computed from.
     public static let latenessSamples = 1_000
@@ -30,6 +33,11 @@ public final class ServerMetrics: Sendable {
     public static let rateWindow: TimeInterval = 60
     /// Lateness buckets, in seconds: from a millisecond to an hour.
     public static let latenessBuckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 3600]
+
+    /// Buckets of the API's request durations, in seconds: from a millisecond to 10 seconds.
+    public static let requestDurationBuckets: [Double] = [
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
 
     /// How many of the newest pushes `/metrics` shows figures of (`unotify_push_*{message_id}`).
     public static let pushesExported = 10
@@ -62,6 +70,48 @@ public final class ServerMetrics: Sendable {
                 namespace: "unotify", metricName: "worker_delivery_lateness", unitName: "seconds",
                 helpText: "From a fire's due instant to APNs's acceptance, on this worker."),
             labels: [("worker", worker)], buckets: Self.latenessBuckets)
+        // Exported from the start (at 0), so a rate or an alert on them has a series before the first event.
+        renewalFailures = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "worker_claim_renewal_failures", unitName: "total",
+                helpText: "Renewals of this worker's claims that failed (the store was unreachable)."),
+            labels: [("worker", worker)])
+        takenOver = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "worker_claims_taken_over", unitName: "total",
+                helpText: "Claims of this worker found taken over by another worker after their lease ended."),
+            labels: [("worker", worker)])
+    }
+
+    /// Records one answer of the server API (``ServerAPI``'s metrics middleware calls it for every request).
+    ///
+    /// - Parameters:
+    ///   - route: The method and the route's pattern (`PUT /v1/devices/{id}`), or `unmatched`: never the raw path,
+    ///     so the number of series stays bounded whatever clients send.
+    ///   - status: The answer's HTTP status.
+    ///   - seconds: From the request's arrival at the router to the answer's head.
+    public func recordRequest(route: String, status: Int, seconds: Double) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "api_requests", unitName: "total",
+                helpText: "Requests the server API answered, by route pattern and status."),
+            labels: [("worker", worker), ("route", route), ("status", "\(status)")]
+        ).increment()
+        registry.makeValueHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "unotify", metricName: "api_request_duration", unitName: "seconds",
+                helpText: "Time the server API took to answer, by route pattern."),
+            labels: [("worker", worker), ("route", route)], buckets: Self.requestDurationBuckets
+        ).record(max(0, seconds))
+    }
+
+    /// Counts an event of the engine's claim renewal (``EngineConfiguration/claimRenewalObserver``; ``ServerWorker``
+    /// sets it): a failed renewal, or claims found taken over (counted one per claim).
+    public func recordClaimRenewal(_ event: ClaimRenewalEvent) {
+        switch event {
+        case .renewalFailed: renewalFailures.increment()
+        case .takenOver(let claims): takenOver.increment(by: Int64(claims))
+        }
     }
 
     /// Records one answer for one attempt at a fire.

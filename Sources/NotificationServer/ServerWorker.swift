@@ -81,6 +81,13 @@ public struct ServerWorker: Sendable {
         // The device localizes `localizedUserNotificationString` values (sent as `loc-key`), in its own language.
         var configuration = configuration
         configuration.resolvesLocalizedStrings = !Self.localizesOnDevice
+        // Failed renewals and claims taken over are counted in the worker's metrics (and still told to an observer
+        // the caller set).
+        let observer = configuration.claimRenewalObserver
+        configuration.claimRenewalObserver = { event in
+            metrics.recordClaimRenewal(event)
+            observer?(event)
+        }
         presenter = APNsPresenter(
             store: store, development: development, production: production, clock: clock, metrics: metrics,
             logger: logger)

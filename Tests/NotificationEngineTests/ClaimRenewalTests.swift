@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 @testable import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
 import OpenUserNotificationsTesting
+import Synchronization
 import Testing
 
 /// A live engine renews the claims it holds every third of a lease (ClaimRenewal), so another engine on the same store
@@ -24,10 +26,13 @@ struct ClaimRenewalTests {
     }
 
     /// An engine on its own store of the suite's database file.
-    func engine(presenter: any NotificationPresenter) throws -> (NotificationScheduler, SQLiteNotificationStore) {
+    func engine(
+        presenter: any NotificationPresenter, events: ClaimEvents? = nil
+    ) throws -> (NotificationScheduler, SQLiteNotificationStore) {
         let store = try SQLiteNotificationStore(path: folder.appendingPathComponent("store.sqlite").path)
         var configuration = EngineConfiguration(pendingCap: nil, claimLease: lease)
         configuration.claimAhead = 0
+        if let events { configuration.claimRenewalObserver = { event in events.append(event) } }
         let engine = NotificationScheduler(
             store: store, clock: clock, presenter: presenter, configuration: configuration)
         return (engine, store)
@@ -97,16 +102,19 @@ struct ClaimRenewalTests {
     func failedRenewalExpires() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let gate = GatePresenter()
-        let (first, firstStore) = try engine(presenter: gate)
+        let events = ClaimEvents()
+        let (first, firstStore) = try engine(presenter: gate, events: events)
         let recorder = RecordingPresenter()
         let (second, _) = try engine(presenter: recorder)
         let delivering = try await startDelivering(first, gate: gate)
         try firstStore.close()
-        // Each renewal fails (logged) and the renewal goes back to sleep, a third of a lease later.
-        for _ in 1...3 {
+        // Each renewal fails (logged, and told to the observer) and the renewal goes back to sleep, a third of a lease
+        // later.
+        for attempt in 1...3 {
             clock.advance(by: lease / 3)
-            await waitUntil { clock.sleeperCount == 1 }
+            await waitUntil { clock.sleeperCount == 1 && events.all.count == attempt }
         }
+        #expect(events.all == Array(repeating: .renewalFailed(claims: 1), count: 3))
         // The lease has ended: the other engine delivers the fire (at least once).
         #expect(await second.deliverDue() == 1)
         #expect(recorder.presentations.map(\.identifier) == ["tea"])
@@ -114,4 +122,35 @@ struct ClaimRenewalTests {
         #expect(await delivering.value == 1)  // presented; recording it failed (logged)
         #expect(!first.claims.isRenewing)
     }
+
+    @Test("a renewal that finds a held claim no longer this engine's tells the observer it was taken over, and stops")
+    func takenOverIsReported() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: folder.appendingPathComponent("store.sqlite").path)
+        let events = ClaimEvents()
+        let renewal = ClaimRenewal(
+            store: store, clock: clock, lease: lease, logger: Logger(label: "test"),
+            observer: { events.append($0) })
+        // A request pending and claimed by nobody (as one another engine took over and recorded would be, from this
+        // engine's side): the store renews none of it for this engine.
+        let tea = PendingRequest(
+            appID: app, spec: RequestSpec(identifier: "tea", content: NotificationPayload(), trigger: nil),
+            addedAt: start, nextFireDate: start)
+        _ = try await store.insertPending(tea, cap: nil, at: start)
+        let revision = try #require(try await store.pendingRequests(appID: app).first?.revision)
+        renewal.hold([revision])
+        await waitUntil { clock.sleeperCount == 1 }
+        clock.advance(by: lease / 3)
+        await waitUntil { !renewal.isRenewing }
+        #expect(events.all == [.takenOver(claims: 1)])
+        #expect(renewal.heldCount == 0)
+        try store.close()
+    }
+}
+
+/// The claim renewal events an engine reported, in order.
+final class ClaimEvents: Sendable {
+    private let events = Mutex<[ClaimRenewalEvent]>([])
+    var all: [ClaimRenewalEvent] { events.withLock { $0 } }
+    func append(_ event: ClaimRenewalEvent) { events.withLock { $0.append(event) } }
 }

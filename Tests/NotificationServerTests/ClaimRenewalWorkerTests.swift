@@ -2,7 +2,7 @@ import Foundation
 @testable import NotificationEngine
 import NotificationModel
 import NotificationServer
-import NotificationStorePostgres
+@testable import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import PushTestSupport
 import Testing
@@ -54,5 +54,47 @@ struct ClaimRenewalWorkerTests {
             #expect(side.arrived == ["slow"])
         }
         await side.stop()
+    }
+
+    @Test(
+        "a worker whose claim another worker took over while it sent counts it in unotify_worker_claims_taken_over_total and stops renewing it"
+    )
+    func takeoverIsCounted() async throws {
+        let side = try await DeviceSide()
+        let clock = ManualNotificationClock(now: instant("2026-01-05T07:00:00Z"))
+        let lease: TimeInterval = 30
+        try await WorkerDeliveryTests().withTwoWorkers(
+            side: side, clock: clock, configuration: EngineConfiguration(claimLease: lease),
+            adjustClient: { $0.requestTimeout = 600 }
+        ) { a, b, ready in
+            try await a.devices.register(registration("phone", zone: "Europe/Paris"))
+            try await a.devices.schedule(spec("slow", .timeInterval(60, repeats: false)), forDevice: "phone")
+            #expect(await eventually { ready.contains("a") && ready.contains("b") && clock.sleeperCount == 2 })
+            side.holdAnswers()
+            clock.advance(by: 60)
+            try #require(await eventually { side.arrived == ["slow"] }, "arrived: \(side.arrived)")
+            #expect(try await Self.takenOver(a, at: clock.now) + Self.takenOver(b, at: clock.now) == 0)
+            // What a third worker does once the sender's lease has ended: the row's claim becomes its own. (The
+            // sender's lease cannot end on its own here: a live worker renews it.)
+            try await a.store.client.query(
+                "UPDATE pending SET claim_owner = 'worker-c' WHERE claim_owner IS NOT NULL")
+            clock.advance(by: lease / 3)
+            // The sender's next renewal finds the row no longer its own: counted once, and no longer renewed.
+            let counted = try await eventually {
+                try await Self.takenOver(a, at: clock.now) + Self.takenOver(b, at: clock.now) == 1
+            }
+            #expect(counted)
+            #expect(await eventually { !a.scheduler.claims.isRenewing && !b.scheduler.claims.isRenewing })
+            side.releaseAnswers()
+            #expect(await eventually { side.received.map(\.title) == ["slow"] })
+        }
+        await side.stop()
+    }
+
+    /// `unotify_worker_claims_taken_over_total` as the worker's `/metrics` shows it.
+    static func takenOver(_ worker: ServerWorker, at date: Date) async throws -> Int {
+        let text = worker.presenter.metrics.exposition(cluster: try await worker.store.clusterStatistics(at: date))
+        let line = text.split(separator: "\n").first { $0.hasPrefix("unotify_worker_claims_taken_over_total{") }
+        return line.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? -1
     }
 }

@@ -95,13 +95,16 @@ struct ServerModeTests {
         }
     }
 
-    @Test("an API token file that cannot be read, or holds a short or spaced token, is a configuration error")
+    @Test(
+        "an API token file that cannot be read, holds a short or spaced token, or a bad line of named tokens, is a configuration error"
+    )
     func tokenFileErrors() async throws {
         let side = try await DeviceSide()
         defer { side.removeFiles() }
         let cases: [(String?, String)] = [
-            (nil, "cannot read --api-token-file"), ("short\n", "at least 16 characters"),
+            (nil, "cannot be read"), ("short\n", "at least 16 characters"),
             ("two words of a long token\n", "at least 16 characters"),
+            ("ci 0123456789abcdef\nci fedcba9876543210\n", "line 2: the name 'ci' is already used on line 1"),
         ]
         for (contents, expected) in cases {
             let file = side.folder.appendingPathComponent("token-\(expected.count)-\(contents?.count ?? 0)")
@@ -113,6 +116,7 @@ struct ServerModeTests {
             let error = #expect(throws: DaemonError.self) { try options.makeServer() }
             #expect(error?.code == .invalidConfiguration)
             #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+            #expect(error?.message.hasPrefix("--api-token-file \(file.path): ") == true, "\(error?.message ?? "")")
         }
     }
 

@@ -101,7 +101,7 @@ struct ServerProcessTests {
 
     /// Starts `unotifyd --server` with its API on a fresh database, sending to `side`, and waits until the API
     /// listens.
-    func startAPIWorker(side: DeviceSide) async throws -> APIWorker {
+    func startAPIWorker(side: DeviceSide, arguments extra: [String] = []) async throws -> APIWorker {
         let server = try await PostgresTestServer.shared()
         let database = try await server.makeDatabase()
         let url = "postgres://\(server.user)@/\(database)?host=\(server.socketDirectory)"
@@ -113,7 +113,7 @@ struct ServerProcessTests {
         worker.executableURL = try unotifyd()
         worker.arguments = side.workerArguments(databaseURL: url) + [
             "--log-level", "info", "--api-address", "127.0.0.1:0", "--api-token-file", tokenFile,
-        ]
+        ] + extra
         worker.standardError = try FileHandle(forWritingTo: log)
         worker.standardOutput = FileHandle.nullDevice
         try worker.run()
@@ -122,7 +122,7 @@ struct ServerProcessTests {
         _ = await eventually(within: 60) {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             guard let line = text.split(separator: "\n").first(where: { $0.contains("server API listening") }),
-                let range = line.range(of: "http://[^ ]*/", options: .regularExpression)
+                let range = line.range(of: "https?://[^ ]*/", options: .regularExpression)
             else { return false }
             base = String(line[range])
             return true
@@ -369,6 +369,99 @@ struct ServerProcessTests {
         }
         #expect(side.received.count == 2)
 
+        #expect(await stop(worker) == 0)
+        await side.stop()
+    }
+
+    @Test(
+        "SIGHUP reads --api-token-file again: named tokens take over, a deleted line gets 401, a bad file keeps the tokens in use; tokens never in the log"
+    )
+    func tokenReloadOnSIGHUP() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let started = try await startAPIWorker(side: side)
+        let worker = started.process
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        let old = try String(contentsOfFile: started.tokenFile, encoding: .utf8)
+        let (backend, ci) = ("backend-token-0123456789abcdef", "ci-token-fedcba9876543210")
+        let base = started.api
+        /// The status of `GET /v1/devices` with a token, by curl.
+        func status(_ token: String) async throws -> String {
+            let result = try await runProgram(
+                "/usr/bin/curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)", base + "v1/devices"])
+            return result.stdout
+        }
+        /// Sends SIGHUP and waits until the tokens answer as expected.
+        func reload(_ text: String, expecting: [String: String]) async throws -> Bool {
+            try text.write(toFile: started.tokenFile, atomically: true, encoding: .utf8)
+            kill(worker.processIdentifier, SIGHUP)
+            return try await eventually(within: 60) {
+                for (token, expected) in expecting where try await status(token) != expected { return false }
+                return true
+            }
+        }
+        #expect(try await status(old) == "200")
+        #expect(try await status(backend) == "401")
+        // From the one-token form to named tokens.
+        #expect(try await reload("# clients\nbackend \(backend)\nci \(ci)\n", expecting: [old: "401", backend: "200", ci: "200"]))
+        // Revoking ci: its line deleted.
+        #expect(try await reload("backend \(backend)\n", expecting: [ci: "401", backend: "200"]))
+        // A bad file: refused, logged, the tokens in use stay.
+        try "backend \(backend)\nci short\n".write(toFile: started.tokenFile, atomically: true, encoding: .utf8)
+        kill(worker.processIdentifier, SIGHUP)
+        let log = side.folder.appendingPathComponent("worker.log")
+        let refused = await eventually(within: 60) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("the API token file was refused")
+        }
+        #expect(refused)
+        #expect(try await status(backend) == "200")
+        #expect(try await status(ci) == "401")
+        #expect(worker.isRunning)
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("line 2: the token of 'ci' must be at least 16 characters"), "\(text)")
+        #expect(text.contains("read the API token file again"), "\(text)")
+        for token in [old, backend, ci] { #expect(!text.contains(token), "a token in the log") }
+        #expect(await stop(worker) == 0)
+        await side.stop()
+    }
+
+    @Test(
+        "unotifyd --server with --api-tls-certificate and --api-tls-key serves HTTPS: curl or unotify server trusting the certificate is answered, without it or over plain HTTP it fails"
+    )
+    func tlsWorker() async throws {
+        let side = try await DeviceSide()
+        defer { side.removeFiles() }
+        let tls = side.folder.appendingPathComponent("api-tls", isDirectory: true)
+        try FileManager.default.createDirectory(at: tls, withIntermediateDirectories: true)
+        let (certificate, key) = try await makeCertificate(in: tls)
+        let started = try await startAPIWorker(
+            side: side, arguments: ["--api-tls-certificate", certificate, "--api-tls-key", key])
+        let worker = started.process
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        #expect(started.api.hasPrefix("https://127.0.0.1:"), "\(started.api)")
+        let token = try String(contentsOfFile: started.tokenFile, encoding: .utf8)
+        func curl(_ url: String, _ options: [String]) async throws -> ProcessOutput {
+            try await runProgram(
+                "/usr/bin/curl",
+                ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20", "-H", "Authorization: Bearer \(token)"]
+                    + options + [url + "v1/status"])
+        }
+        let trusted = try await curl(started.api, ["--cacert", certificate])
+        #expect(trusted.status == 0 && trusted.stdout == "200", "\(trusted)")
+        // curl's exit status 60: the peer's certificate cannot be verified with the known authorities.
+        let untrusted = try await curl(started.api, [])
+        #expect(untrusted.status == 60, "\(untrusted)")
+        // Plain HTTP to the TLS port: no HTTP answer (curl: 52 empty reply, or 56 a failure receiving).
+        let plain = try await curl(started.api.replacingOccurrences(of: "https://", with: "http://"), [])
+        #expect(plain.status != 0 && plain.stdout == "000", "\(plain)")
+        #expect(try await curl(started.api, ["--cacert", certificate]).stdout == "200")
+        // unotify server with --trust-roots. (Without it the system's roots do not know the certificate, as curl
+        // showed: AsyncHTTPClient then tries to connect again until its 30 s deadline, too long for this test.)
+        let status = try await cli(started, ["status", "--trust-roots", certificate])
+        #expect(status.status == 0 && status.stdout.contains("cluster ("), "\(status)")
+        let unreadable = try await cli(started, ["status", "--trust-roots", started.tokenFile])
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read --trust-roots"), "\(unreadable)")
         #expect(await stop(worker) == 0)
         await side.stop()
     }

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NotificationEngine
@@ -43,7 +45,8 @@ import ServiceLifecycle
 public struct ServerAPI: Sendable {
     let devices: DeviceScheduler
     let metrics: ServerMetrics
-    let token: String
+    /// The clients' bearer tokens (one or many, reloadable).
+    public let credentials: ServerAPICredentials
     /// The browser sessions of the push statistics pages (`/center`), in memory: opened with a one-time link.
     let centerSessions = WebCenterSessions()
     /// The one-time links to the pages this worker handed out (`POST /v1/center-links`).
@@ -52,7 +55,8 @@ public struct ServerAPI: Sendable {
     public let configuration: ServerAPIConfiguration
     let logger: Logger
 
-    /// Creates the API over a device scheduler.
+    /// Creates the API over a device scheduler, with one bearer token (its client is named
+    /// ``ServerAPITokens/defaultClient``).
     ///
     /// - Parameters:
     ///   - devices: The device registry and scheduling API the routes call.
@@ -64,9 +68,34 @@ public struct ServerAPI: Sendable {
         devices: DeviceScheduler, token: String, configuration: ServerAPIConfiguration = ServerAPIConfiguration(),
         metrics: ServerMetrics = ServerMetrics(), logger: Logger = Logger(label: "unotifyd.api")
     ) {
+        self.init(
+            devices: devices, credentials: ServerAPICredentials(tokens: ServerAPITokens(token: token)),
+            configuration: configuration, metrics: metrics, logger: logger)
+    }
+
+    /// Creates the API over a device scheduler, with each client's token (``ServerAPICredentials``, read from a
+    /// file and reloaded on demand).
+    ///
+    /// - Parameters:
+    ///   - devices: The device registry and scheduling API the routes call.
+    ///   - credentials: The tokens a request may bring, each naming its client.
+    ///   - configuration: Address, limits and TLS.
+    ///   - metrics: The worker's figures, for `/v1/status` and `/metrics` (its presenter's ``APNsPresenter/metrics``);
+    ///     the API's own requests are counted there too.
+    ///   - logger: Where failures are logged.
+    ///
+    /// ```swift
+    /// let credentials = try ServerAPICredentials(file: "/etc/unotify/api.tokens")
+    /// let api = ServerAPI(devices: devices, credentials: credentials)
+    /// ```
+    public init(
+        devices: DeviceScheduler, credentials: ServerAPICredentials,
+        configuration: ServerAPIConfiguration = ServerAPIConfiguration(), metrics: ServerMetrics = ServerMetrics(),
+        logger: Logger = Logger(label: "unotifyd.api")
+    ) {
         self.devices = devices
         self.metrics = metrics
-        self.token = token
+        self.credentials = credentials
         self.configuration = configuration
         self.logger = logger
     }
@@ -75,8 +104,10 @@ public struct ServerAPI: Sendable {
     public func router() -> Router<ServerAPIRequestContext> {
         let router = Router(context: ServerAPIRequestContext.self)
         let push = push
+        // First, so it counts the answer the guard made of any error.
+        router.add(middleware: ServerAPIMetricsMiddleware(metrics: metrics))
         router.add(
-            middleware: ServerAPIGuard(token: token, logger: logger) { deviceID, token in
+            middleware: ServerAPIGuard(credentials: credentials, logger: logger) { deviceID, token in
                 try await push.checkCredential(deviceID: deviceID, token: token)
             })
         router.get("/v1/status") { _, _ in
@@ -204,25 +235,44 @@ public struct ServerAPI: Sendable {
         return router
     }
 
-    /// Serves until the calling task is cancelled.
+    /// Serves until the calling task is cancelled: HTTPS with ``ServerAPIConfiguration/tls``, plain HTTP otherwise
+    /// (with a warning in the log when the host is beyond loopback: the bearer tokens then cross the network in clear).
     ///
-    /// - Parameter onListening: Called once the API listens, with its base URL (`http://host:port/`).
-    /// - Throws: ``ServerAPIError`` for a host beyond loopback without ``ServerAPIConfiguration/allowsRemote``; what
-    ///   binding throws (a port in use).
+    /// - Parameter onListening: Called once the API listens, with its base URL (`http://host:port/`, or
+    ///   `https://host:port/` with TLS).
+    /// - Throws: ``ServerAPIError`` for a host beyond loopback without ``ServerAPIConfiguration/allowsRemote``, or
+    ///   TLS files that cannot be read or used (`BadTLSConfiguration`); what binding throws (a port in use).
     public func run(onListening: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         guard configuration.isLoopback || configuration.allowsRemote else {
             throw ServerAPIError(
                 .internalServerError, reason: "BadAddress",
                 detail: "\(configuration.host) is not a loopback address: the API needs --api-allow-remote")
         }
+        let server: HTTPServerBuilder
+        let scheme: String
+        if let tls = configuration.tls {
+            server = try .tls(.http1(), tlsConfiguration: try tls.serverConfiguration())
+            scheme = "https"
+        } else {
+            server = .http1()
+            scheme = "http"
+            if !configuration.isLoopback {
+                logger.warning(
+                    """
+                    the server API listens beyond loopback without TLS: bearer tokens and data cross the network in \
+                    clear (give --api-tls-certificate and --api-tls-key, or put a TLS proxy in front)
+                    """,
+                    metadata: ["host": "\(configuration.host)"])
+            }
+        }
         let host = configuration.host
         let application = Application(
-            router: router(),
+            router: router(), server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: configuration.port), serverName: nil),
             onServerRunning: { [configuration] channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                await onListening("http://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
+                await onListening("\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)/")
             },
             logger: logger)
         // As the web center: cancelling the calling task shuts the server down gracefully, requests in flight finish.
@@ -292,6 +342,17 @@ public struct ServerAPI: Sendable {
             throw ServerAPIError.badRequest("the \(name) in the path is not valid percent-encoding: \(raw)")
         }
         return decoded
+    }
+
+    /// The route a request went to, as the logs and the metrics name it: the method and the route's pattern
+    /// (`PUT /v1/devices/{id}`), or `unmatched` for a path or method no route serves, so the names stay few whatever
+    /// paths clients send.
+    ///
+    /// - Parameter endpointPath: The context's `endpointPath` once the router ran (`NotFound` or `nil` without a
+    ///   route).
+    static func routeName(_ request: Request, endpointPath: String?) -> String {
+        guard let endpointPath, endpointPath != "NotFound" else { return "unmatched" }
+        return "\(request.method) \(endpointPath)"
     }
 
     static func unknown(_ id: String) -> ServerAPIError {

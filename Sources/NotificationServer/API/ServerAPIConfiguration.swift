@@ -1,4 +1,5 @@
-/// Where the server API listens and what it accepts: `unotifyd --server --api-address`, `--api-allow-remote`.
+/// Where the server API listens and what it accepts: `unotifyd --server --api-address`, `--api-allow-remote`,
+/// `--api-tls-certificate` and `--api-tls-key`.
 public struct ServerAPIConfiguration: Sendable, Hashable {
     /// The host: an IPv4 or IPv6 address, or `localhost`.
     public var host: String
@@ -12,12 +13,15 @@ public struct ServerAPIConfiguration: Sendable, Hashable {
     public var maximumBatchBodySize: Int
     /// The most requests `POST /v1/request-batches` takes in one call; more get 413. 5,000 by default.
     public var maximumBatchCount: Int
+    /// The certificate and key of HTTPS; `nil` (the default) serves plain HTTP. A host beyond loopback still needs
+    /// ``allowsRemote``; without TLS it is served with a warning in the log.
+    public var tls: ServerAPITLS?
 
     /// 127.0.0.1:2199 on loopback only, 64 KiB bodies, batches of at most 5,000 requests in 4 MiB: the defaults of
     /// `unotifyd --server`.
     public init(
         host: String = "127.0.0.1", port: Int = 2199, allowsRemote: Bool = false, maximumBodySize: Int = 65536,
-        maximumBatchBodySize: Int = 4 << 20, maximumBatchCount: Int = 5_000
+        maximumBatchBodySize: Int = 4 << 20, maximumBatchCount: Int = 5_000, tls: ServerAPITLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -25,6 +29,7 @@ public struct ServerAPIConfiguration: Sendable, Hashable {
         self.maximumBodySize = maximumBodySize
         self.maximumBatchBodySize = maximumBatchBodySize
         self.maximumBatchCount = maximumBatchCount
+        self.tls = tls
     }
 
     /// Whether the host is a loopback address.

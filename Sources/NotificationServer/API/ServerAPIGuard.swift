@@ -6,7 +6,8 @@ import NIOCore
 import NotificationModel
 import NotificationStorePostgres
 
-/// The middleware in front of every server API route: checks `Authorization: Bearer <token>` (401 otherwise) and
+/// The middleware in front of every server API route: checks `Authorization: Bearer <token>` against every client's
+/// token (``ServerAPICredentials``; 401 otherwise), puts the client's name into the request's context and logger, and
 /// turns every error into a JSON answer `{"reason": "...", "detail": "..."}`, so a client never gets HTML or an
 /// empty body.
 ///
@@ -15,7 +16,7 @@ import NotificationStorePostgres
 /// itself without the backend's token, and a device token never reaches another device.
 struct ServerAPIGuard: RouterMiddleware {
     typealias Context = ServerAPIRequestContext
-    let token: String
+    let credentials: ServerAPICredentials
     let logger: Logger
     /// Checks that a token (64 hex digits) is the one registered for a device; throws `PushError`
     /// (`unauthorizedDevice`) otherwise.
@@ -24,6 +25,8 @@ struct ServerAPIGuard: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        // Who sent it, once the token is checked (for the log of a failure).
+        var client: String?
         do {
             // The push service's receipts come from devices, with the device's own token (checked by the route).
             if ServerAPI.usesDeviceCredential(request) { return try await next(request, context) }
@@ -35,9 +38,15 @@ struct ServerAPIGuard: RouterMiddleware {
                 throw unauthorized
             }
             let bearer = String(authorization.dropFirst("Bearer ".count))
-            if Self.constantTimeEqual(Array(bearer.utf8), Array(token.utf8)) { return try await next(request, context) }
+            if let name = credentials.client(presenting: bearer) {
+                client = name
+                return try await served(request, Self.context(context, client: name), next)
+            }
             // A device on its own audience routes, with its APNs token.
             guard let deviceID = ServerAPI.deviceCredentialDevice(request), DeviceToken(hex: bearer) != nil else {
+                logger.debug(
+                    "server API request refused: no valid bearer token",
+                    metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
                 throw unauthorized
             }
             do { try await checkDevice(deviceID, bearer) } catch let error as PushError
@@ -49,7 +58,8 @@ struct ServerAPIGuard: RouterMiddleware {
             } catch {
                 throw ServerAPI.pushError(error)
             }
-            return try await next(request, context)
+            client = "device:\(deviceID)"
+            return try await served(request, Self.context(context, client: "device:\(deviceID)"), next)
         } catch let error as ServerAPIError {
             return Self.response(error)
         } catch let error as HTTPError {
@@ -60,10 +70,37 @@ struct ServerAPIGuard: RouterMiddleware {
                     of: " ", with: "")
             return Self.response(ServerAPIError(error.status, reason: reason, detail: error.body ?? "\(error.status)"))
         } catch {
-            logger.error("server API request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            logger.error(
+                "server API request failed",
+                metadata: [
+                    "error": "\(error)", "path": "\(request.uri.path)", "client": "\(client ?? "none")",
+                ])
             return Self.response(
                 ServerAPIError(.internalServerError, reason: "InternalServerError", detail: "\(error)"))
         }
+    }
+
+    /// Runs the route for a client whose token was accepted, and logs the answer at `debug` level with the client's
+    /// name (a route's error is logged by the caller once it is an answer).
+    private func served(
+        _ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let response = try await next(request, context)
+        context.logger.debug(
+            "server API request",
+            metadata: [
+                "route": "\(ServerAPI.routeName(request, endpointPath: context.endpointPath))",
+                "status": "\(response.status.code)",
+            ])
+        return response
+    }
+
+    /// The context with the client's name in it and in its logger (the token itself is never logged).
+    static func context(_ context: Context, client: String) -> Context {
+        var context = context
+        context.client = client
+        context.logger[metadataKey: "client"] = .string(client)
+        return context
     }
 
     /// The JSON answer for an error.

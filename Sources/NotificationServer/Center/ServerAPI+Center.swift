@@ -5,7 +5,7 @@ import NotificationWebCenter
 
 // The push statistics pages (issue 20, docs/push-service.md "In the browser"): `/center` of a worker's API, in the
 // web center's look and behind the web center's access rules: a one-time link (`POST /v1/center-links`) opens a
-// session; the API's bearer token reads too.
+// session; any client's bearer token of the API reads too.
 extension ServerAPI {
     /// The pushes on one page of the list.
     static let centerPageSize = 25
@@ -21,7 +21,7 @@ extension ServerAPI {
     /// Adds `POST /v1/center-links` (behind the bearer token like every API route) and the `/center` group: the
     /// pages, their figures alone (what `push.js` fetches again) and their assets.
     func addCenterRoutes(to router: Router<ServerAPIRequestContext>) {
-        let token = Array(token.utf8)
+        let credentials = credentials
         let links = centerLinks
         let clock = devices.scheduler.clock
         router.post("/v1/center-links") { _, _ in
@@ -41,7 +41,7 @@ extension ServerAPI {
         group.add(
             middleware: WebCenterAccess(
                 opensSession: { links.redeem($0, at: clock.now) },
-                acceptsBearer: { ServerAPIGuard.constantTimeEqual(Array($0.utf8), token) }, sessions: centerSessions,
+                acceptsBearer: { credentials.client(presenting: $0) != nil }, sessions: centerSessions,
                 maximumBodySize: configuration.maximumBodySize, cookieName: Self.centerCookieName,
                 cookiePath: "/center", linkCommand: "unotify server center"))
         group.get("static/center.css") { _, _ in WebCenterAssets.response(WebCenterAssets.css, type: "text/css") }

@@ -2,12 +2,16 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Calls a server-mode worker's HTTP API: JSON in and out, the API's `{"reason", "detail"}` errors turned into one
 /// clear line.
 struct ServerAPIClient {
     let base: URL
     let token: String
+    /// The only certificate authorities an `https://` API's certificate may chain to (`--trust-roots`); `nil` trusts
+    /// the system's.
+    var trustRoots: [NIOSSLCertificate]? = nil
 
     /// What the API answered.
     struct Answer {
@@ -34,11 +38,19 @@ struct ServerAPIClient {
         }
         let data: Data
         let status: Int
+        // With trust roots of its own, a client for this request only (a command sends a few), shut down after it.
+        let own = trustRoots.map { roots in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(roots)
+            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
+        }
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await (own ?? HTTPClient.shared).execute(request, timeout: .seconds(30))
             status = Int(response.status.code)
             data = Data(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+            try? await own?.shutdown()
         } catch {
+            try? await own?.shutdown()
             throw CLIError("cannot reach the server API at \(base.absoluteString): \(error)")
         }
         let json = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOSSL
 
 /// `unotify server`: a server-mode worker's HTTP API from the command line (devices, scheduling, figures).
 struct ServerCommand: AsyncParsableCommand {
@@ -8,7 +9,7 @@ struct ServerCommand: AsyncParsableCommand {
         abstract: "Talk to a server-mode worker (unotifyd --server): devices, scheduling, pushes, status.",
         discussion: """
             Every subcommand calls the worker's HTTP API (docs/openapi/server-api.yaml) at --url with the bearer \
-            token read from --token-file, the file given to unotifyd --server --api-token-file. Any worker of a \
+            token read from --token-file (a file holding one of the tokens of unotifyd --server --api-token-file). Any worker of a \
             cluster answers for the whole cluster: they share one database.
             """,
         subcommands: [
@@ -31,6 +32,10 @@ struct ServerOptions: ParsableArguments {
 
     @Option(help: "The file holding the API's bearer token (default: $UNOTIFY_SERVER_TOKEN_FILE).")
     var tokenFile: String?
+
+    @Option(
+        help: "A PEM file of the only certificate authorities an https:// API's certificate may chain to (default: the system's).")
+    var trustRoots: String?
 
     @Flag(help: "Print the API's JSON instead of text.")
     var json = false
@@ -57,6 +62,15 @@ struct ServerOptions: ParsableArguments {
             throw CLIError("cannot read --token-file \(tokenFile): \(error.localizedDescription)")
         }
         guard !token.isEmpty else { throw CLIError("--token-file \(tokenFile) is empty") }
-        return ServerAPIClient(base: base, token: token)
+        var client = ServerAPIClient(base: base, token: token)
+        if let trustRoots {
+            do { client.trustRoots = try NIOSSLCertificate.fromPEMFile(trustRoots) } catch {
+                throw CLIError("cannot read --trust-roots \(trustRoots): \(error)")
+            }
+            guard client.trustRoots?.isEmpty == false else {
+                throw CLIError("--trust-roots \(trustRoots) holds no PEM certificate")
+            }
+        }
+        return client
     }
 }
