@@ -68,9 +68,11 @@ struct ServerAPITLSTests {
         var trusting = TLSConfiguration.makeClientConfiguration()
         trusting.trustRoots = .file(certificate)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: trusting))
-        // AsyncHTTPClient tries a failing connection again until its connect timeout (10 s by default): 2 s here.
+        // AsyncHTTPClient tries a failing connection again until its connect timeout and then reports the last
+        // connection's error; when not one handshake has failed by then (2 s was too short under the whole suite),
+        // it reports `connectTimeout` instead. 10 s leaves the first handshake time to fail.
         let systemRoots = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(2))))
+            eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10))))
         do {
             let (status, body) = try await get(client, base + "v1/devices")
             #expect(status == 200 && body.contains(#""devices""#), "\(status) \(body)")
