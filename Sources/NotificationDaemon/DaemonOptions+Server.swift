@@ -20,7 +20,8 @@ extension DaemonOptions {
             ("--provider-trust-roots", providerTrustRoots != nil), ("--api-token-file", apiTokenFile != nil),
             ("--api-allow-remote", apiAllowRemote), ("--api-address", apiAddress != "127.0.0.1:2199"),
             ("--api-tls-certificate", apiTLSCertificate != nil), ("--api-tls-key", apiTLSKey != nil),
-            ("--claim-lease", claimLease != nil),
+            ("--claim-lease", claimLease != nil), ("--database-connection-wait", databaseConnectionWait != nil),
+            ("--database-call-deadline", databaseCallDeadline != nil),
         ]
         guard server else {
             if let (name, _) = serverOnly.first(where: \.1) { throw ValidationError("\(name) needs --server") }
@@ -35,6 +36,13 @@ extension DaemonOptions {
         }
         if let claimLease, !(claimLease.isFinite && claimLease > 0 && claimLease <= 86_400) {
             throw ValidationError("--claim-lease takes a number of seconds above 0 and at most 86400, not \(claimLease)")
+        }
+        for (name, value) in [
+            ("--database-connection-wait", databaseConnectionWait), ("--database-call-deadline", databaseCallDeadline),
+        ] {
+            if let value, !(value.isFinite && value > 0 && value <= 3_600) {
+                throw ValidationError("\(name) takes a number of seconds above 0 and at most 3600, not \(value)")
+            }
         }
         for (name, value) in [
             ("--provider-development-server", providerDevelopmentServer),
@@ -90,7 +98,9 @@ extension DaemonOptions {
         do {
             store = PostgresNotificationStore(
                 configuration: try PostgresNotificationStore.configuration(databaseURL: database),
-                logger: Logger(label: "unotifyd.server"))
+                logger: Logger(label: "unotifyd.server"),
+                connectionWait: .seconds(databaseConnectionWait ?? 15),
+                callDeadline: .seconds(databaseCallDeadline ?? 120))
         } catch {
             throw DaemonError(.invalidConfiguration, "--database: \(error)")
         }

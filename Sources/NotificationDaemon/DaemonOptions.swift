@@ -198,6 +198,20 @@ public struct DaemonOptions: ParsableArguments {
     @Option(name: .customLong("claim-lease"), help: .hidden)
     var claimLease: Double?
 
+    @Option(
+        name: .customLong("database-connection-wait"),
+        help: ArgumentHelp(
+            "With --server: seconds a database call waits for a pooled connection (default 15).",
+            discussion: "Then it fails (the API answers 503) instead of waiting while PostgreSQL is unreachable."))
+    var databaseConnectionWait: Double?
+
+    @Option(
+        name: .customLong("database-call-deadline"),
+        help: ArgumentHelp(
+            "With --server: seconds a database call may run on its connection (default 120).",
+            discussion: "Then it fails and its connection is closed: a call on a connection that died unnoticed ends."))
+    var databaseCallDeadline: Double?
+
     public init() {}
 
     public var logLevel: Logger.Level { Logger.Level(rawValue: logLevelName) ?? .info }

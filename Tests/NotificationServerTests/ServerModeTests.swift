@@ -79,6 +79,19 @@ struct ServerModeTests {
                     "--api-address", "off", "--claim-lease", "0",
                 ], "--claim-lease takes a number of seconds above 0 and at most 86400, not 0.0"
             ),
+            (["--database-connection-wait", "5"], "--database-connection-wait needs --server"),
+            (
+                [
+                    "--server", "--database", "postgres://u@h/d", "--provider-key", "k.p8", "--provider-team-id", "T",
+                    "--api-address", "off", "--database-call-deadline", "0",
+                ], "--database-call-deadline takes a number of seconds above 0 and at most 3600, not 0.0"
+            ),
+            (
+                [
+                    "--server", "--database", "postgres://u@h/d", "--provider-key", "k.p8", "--provider-team-id", "T",
+                    "--api-address", "off", "--database-connection-wait", "nan",
+                ], "--database-connection-wait takes a number of seconds above 0 and at most 3600, not nan"
+            ),
         ]
         for (arguments, expected) in cases {
             let error = try #require(ValidationErrorProbe.error(arguments), "\(arguments) passed")
@@ -141,6 +154,12 @@ struct ServerModeTests {
         // The engine's lease unless --claim-lease (hidden) says otherwise.
         #expect(composed.claimLease == EngineConfiguration().claimLease)
         #expect(try DaemonOptions.parse(arguments + ["--claim-lease", "7.5"]).makeServer().claimLease == 7.5)
+        // The store's waits: 15 s for a connection and 120 s per call unless the options say otherwise.
+        #expect(composed.store.connectionWait == .seconds(15) && composed.store.callDeadline == .seconds(120))
+        let waits = try DaemonOptions.parse(
+            arguments + ["--database-connection-wait", "2.5", "--database-call-deadline", "30"]
+        ).makeServer().store
+        #expect(waits.connectionWait == .milliseconds(2_500) && waits.callDeadline == .seconds(30))
         let listening = AsyncStream.makeStream(of: String.self)
         composed.onAPIListening = { url in listening.continuation.yield(url) }
         let worker = Task { [composed] in try await composed.run() }

@@ -92,7 +92,9 @@ struct DaemonConnectionBoundsTests {
             while read(connection, &byte, 1) == 1 {}
         }
         served.start()
-        let connection = DaemonConnection(socketPath: path, appID: "com.example.deaf", replyTimeout: .milliseconds(500))
+        // The hello waits for its welcome as long as a request waits for its reply: 500 ms was too short for the thread
+        // above to be scheduled under a fresh clone's whole suite (the hello timed out instead of the requests).
+        let connection = DaemonConnection(socketPath: path, appID: "com.example.deaf", replyTimeout: .seconds(4))
         // Twice: the second request finds the first one's reply watch ended and starts another.
         for _ in 0..<2 {
             await #expect {
