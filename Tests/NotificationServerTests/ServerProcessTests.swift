@@ -222,6 +222,26 @@ struct ServerProcessTests {
         let noTrigger = try await cli(["schedule", "--device", "paris", "--id", "y", "--in", "5", "--hour", "9"])
         #expect(noTrigger.status != 0 && noTrigger.stderr.contains("not both"))
 
+        // A JSON Lines file in batches of 2: the unknown device's line is reported by number, the others stored.
+        let batchFile = side.folder.appendingPathComponent("batch.jsonl").path
+        let later = #"{"timeInterval": 3600, "repeats": false}"#
+        try [
+            #"{"device": "paris", "request": {"identifier": "b1", "title": "One", "trigger": \#(later)}}"#, "",
+            #"{"device": "nobody", "request": {"identifier": "b2", "trigger": \#(later)}}"#,
+            #"{"device": "paris", "request": {"identifier": "b3", "title": "Three", "trigger": \#(later)}}"#,
+        ].joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let batch = try await cli(["schedule-batch", batchFile, "--batch-size", "2"])
+        #expect(batch.status == 1, "\(batch.stdout) \(batch.stderr)")
+        #expect(batch.stdout.contains("scheduled 2 of 3 requests") && batch.stdout.contains("line 3: nobody b2: UnknownDevice"))
+        let afterBatch = try await cli(["list", "paris"])
+        #expect(afterBatch.stdout.contains("b1") && afterBatch.stdout.contains("b3"), "\(afterBatch.stdout)")
+        // A bad line: reported with its number, and nothing of the file is sent.
+        try (#"{"device": "paris", "request": {"identifier": "b4", "trigger": \#(later)}}"# + "\n[1, 2]\n")
+            .write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let badLine = try await cli(["schedule-batch", batchFile])
+        #expect(badLine.status == 1 && badLine.stderr.contains("line 2: not a JSON object"), "\(badLine.stderr)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("b4") == false)
+
         #expect(await stop(worker) == 0)
         await side.stop()
     }

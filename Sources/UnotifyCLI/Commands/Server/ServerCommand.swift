@@ -14,8 +14,8 @@ struct ServerCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServerStatus.self, ServerDevices.self, ServerRegister.self, ServerUnregister.self, ServerAudience.self,
-            ServerSchedule.self, ServerList.self, ServerCancel.self, ServerPush.self, ServerStats.self,
-            ServerCancelPush.self, ServerCenter.self,
+            ServerSchedule.self, ServerScheduleBatch.self, ServerList.self, ServerCancel.self, ServerPush.self,
+            ServerStats.self, ServerCancelPush.self, ServerCenter.self,
         ])
 }
 
