@@ -362,7 +362,9 @@ let package = Package(
         .target(name: "PostgresTestServer", dependencies: ["NotificationPlatform"], path: "Tests/Support/PostgresServer"),
         // Child processes for tests (run off the concurrency pool, killed after a timeout), temporary folders, and
         // openssl's test certificates and provider keys: shared by the push gateway's and the provider client's tests.
-        .target(name: "TestPrograms", dependencies: ["CNotificationPlatform"], path: "Tests/Support/TestPrograms"),
+        .target(
+            name: "TestPrograms", dependencies: ["CNotificationPlatform", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Support/TestPrograms"),
         // The devices' side of server-mode tests (our APNs endpoint over TLS, recording what it answered), an h2c
         // client, and the endpoint load the push benchmarks run: shared by tests and `unotify-server-bench`.
         .target(

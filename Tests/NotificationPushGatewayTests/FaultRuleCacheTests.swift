@@ -1,37 +1,12 @@
 import Foundation
-import Logging
 import NotificationEngine
 import NotificationModel
 import NotificationStoreSQLite
 import OpenUserNotificationsTesting
-import Synchronization
 import TestPrograms
 import Testing
 
 @testable import NotificationDaemon
-
-/// The error lines a logger was given.
-final class RecordedErrors: Sendable {
-    let lines = Mutex<[String]>([])
-
-    /// A logger whose errors land in ``lines``.
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(errors: self) }
-    }
-
-    private struct Handler: LogHandler {
-        let errors: RecordedErrors
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            if event.level >= .error { errors.lines.withLock { $0.append("\(event.message)") } }
-        }
-    }
-}
 
 /// The daemon's fault rules: read for every request, decoded only when another process changed them; rules that
 /// cannot be read apply none, said once.
@@ -45,7 +20,7 @@ struct FaultRuleCacheTests {
         let system = try NotificationTestSystem(storePath: path)
         // `unotify apns fault` in another process: another handle on the same file.
         let store = try SQLiteNotificationStore(path: path)
-        let errors = RecordedErrors()
+        let errors = LogRecords()
         let cache = APNsFaultRuleCache(store: system.scheduler.store, logger: errors.logger)
         #expect(await cache.rules().isEmpty)
         let busy = try APNsFaultRule(id: "busy", reason: "TooManyRequests")
@@ -56,13 +31,13 @@ struct FaultRuleCacheTests {
         try await store.setMetadata("apns.faults", #"[{"id":"x","delay":"soon"}]"#)
         #expect(await cache.rules().isEmpty)
         #expect(await cache.rules().isEmpty)
-        #expect(errors.lines.withLock { $0.count } == 1)
-        #expect(errors.lines.withLock { $0.first?.contains("cannot be read") } == true)
+        #expect(errors.errorMessages.count == 1)
+        #expect(errors.errorMessages.first?.contains("cannot be read") == true)
         let gone = try APNsFaultRule(id: "gone", reason: "Unregistered")
         try await store.setAPNsFaultRules([gone])
         #expect(await cache.rules() == [gone])
         try await store.setAPNsFaultRules([])
         #expect(await cache.rules().isEmpty)
-        #expect(errors.lines.withLock { $0.count } == 1)
+        #expect(errors.errorMessages.count == 1)
     }
 }
