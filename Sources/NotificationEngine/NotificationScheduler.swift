@@ -392,6 +392,8 @@ public actor NotificationScheduler {
                 let ready = Dictionary(
                     await prepared(claimed).compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }
                 ) { first, _ in first }
+                // One batch at a time (the default, and embedded mode's every pass): presented right here, without a
+                // child task to start and wait for.
                 guard limit > 1 else {
                     shown += await fire(claimed, prepared: ready, recordEach: true).shown
                     continue
