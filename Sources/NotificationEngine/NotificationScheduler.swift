@@ -373,10 +373,20 @@ public actor NotificationScheduler {
                     break
                 }
                 let claimed: [PendingRequest]
+                // A write: it may wait behind another writer's transaction, while held requests fall due.
+                let (store, configuration) = (self.store, self.configuration)
+                let claim = await presentingHeld { () -> Result<[PendingRequest], any Error> in
+                    do {
+                        return .success(
+                            try await store.claimDue(
+                                at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease),
+                                limit: max(1, configuration.claimBatch), appID: configuration.deliveryScope))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
                 do {
-                    claimed = try await store.claimDue(
-                        at: now, leaseUntil: now.addingTimeInterval(configuration.claimLease),
-                        limit: max(1, configuration.claimBatch), appID: configuration.deliveryScope)
+                    claimed = try claim.get()
                 } catch {
                     logger.error("could not read due requests: \(error)")
                     claimFailedAt = now
@@ -505,30 +515,68 @@ public actor NotificationScheduler {
     var heldCount: Int { held.count }
 
     /// Claims what falls due by `horizon` (the lease runs ``EngineConfiguration/claimLease`` past it) and reads
-    /// what presenting it needs.
+    /// what presenting it needs. The claim is a write, which waits behind another writer's transaction (an import's,
+    /// a re-plan's, another process's) for as long as that takes; held requests falling due meanwhile are presented
+    /// at their instants (``presentingHeld(during:)``).
     /// - Returns: How many requests were claimed.
     private func claimAhead(dueBy horizon: Date) async -> Int {
         guard configuration.claimAhead > 0, held.count < max(1, configuration.claimBatch) else { return 0 }
-        // Nothing falls due by the horizon: no write (see deliverDuePass).
-        if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > horizon { return 0 }
-        let now = clock.now
+        let limit = max(1, configuration.claimBatch) - held.count
         // Taken before the claim: a change signalled from here on may postdate what the claim read.
         let generation = wake.generation
-        let claimed: [PendingRequest]
-        do {
-            claimed = try await store.claimDue(
-                at: now, dueBy: horizon, leaseUntil: horizon.addingTimeInterval(configuration.claimLease),
-                limit: max(1, configuration.claimBatch) - held.count, appID: configuration.deliveryScope)
-        } catch {
-            logger.error("could not claim requests falling due: \(error)")
-            return 0
+        let (store, clock, configuration, logger) = (self.store, self.clock, self.configuration, self.logger)
+        let claimed = await presentingHeld { () -> [PendingRequest] in
+            // Nothing falls due by the horizon: no write (see deliverDuePass).
+            if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > horizon { return [] }
+            do {
+                return try await store.claimDue(
+                    at: clock.now, dueBy: horizon, leaseUntil: horizon.addingTimeInterval(configuration.claimLease),
+                    limit: limit, appID: configuration.deliveryScope)
+            } catch {
+                logger.error("could not claim requests falling due: \(error)")
+                return []
+            }
         }
         guard !claimed.isEmpty else { return 0 }
         claims.hold(claimed.map(\.revision))
-        if held.isEmpty { heldCheckedAt = generation }
-        held += await prepared(claimed)
+        let entries = await prepared(claimed)
+        // Held requests count as checked at the oldest generation any of them was read at; requests presented while
+        // the claim waited may have left `held` empty.
+        heldCheckedAt = held.isEmpty ? generation : min(heldCheckedAt, generation)
+        held += entries
+        let now = clock.now
         held.sort { ($0.request.nextFireDate ?? now) < ($1.request.nextFireDate ?? now) }
         return claimed.count
+    }
+
+    /// Runs `work` (a store call of the loop's) while presenting the held requests that fall due before it returns.
+    ///
+    /// A write waits for whatever transaction holds the store's write lock: an import's batch, a re-plan of every
+    /// floating plan, another process's. A request claimed ahead must not wait with it. `work` runs in a task of its
+    /// own and must not touch the actor's state; while a zone change is pending, held floating requests wait (the
+    /// re-plan may move them).
+    private func presentingHeld<T: Sendable>(during work: @escaping @Sendable () async -> T) async -> T {
+        let task = Task { await work() }
+        while !Task.isCancelled {
+            let zoneIndependentOnly = zoneChangePending
+            guard
+                let due = held.first(where: { !zoneIndependentOnly || !$0.request.isFloating })?.request.nextFireDate
+            else { break }
+            let clock = self.clock
+            let approach = due.addingTimeInterval(-Self.finalApproach)
+            let finished = await FirstAnswer.race(
+                {
+                    _ = await task.value
+                    return true
+                },
+                orElse: {
+                    try? await clock.sleep(until: approach)
+                    return false
+                })
+            if finished { break }
+            _ = await presentHeld(zoneIndependentOnly: zoneIndependentOnly)
+        }
+        return await task.value
     }
 
     /// The requests with their apps' state and categories, read with one store call each for all their apps
@@ -599,17 +647,19 @@ public actor NotificationScheduler {
     /// Presents the held requests that are due, then records them. Requests falling due within a few milliseconds of
     /// each other are presented one after another before any is recorded, so that recording one does not make the
     /// next one late.
-    private func presentHeld() async -> Int {
+    /// - Parameter zoneIndependentOnly: Leave held floating requests alone (a re-plan is due or running).
+    private func presentHeld(zoneIndependentOnly: Bool = false) async -> Int {
         var shown = 0
         var completions: [Completion] = []
+        let eligible = { (entry: HeldRequest) in !zoneIndependentOnly || !entry.request.isFloating }
         while !held.isEmpty {
             await recheckHeld()
             let now = clock.now
-            let due = held.prefix { ($0.request.nextFireDate ?? now) <= now }
+            let due = held.filter { eligible($0) && ($0.request.nextFireDate ?? now) <= now }
             if due.isEmpty {
                 // Sleep to the next one here when it is due right after one presented, or when the loop's wait ended
                 // just before its instant.
-                guard let next = held.first?.request.nextFireDate,
+                guard let next = held.first(where: eligible)?.request.nextFireDate,
                     completions.isEmpty
                         ? next.timeIntervalSince(now) <= Self.finalApproach
                         : next.timeIntervalSince(now) < Self.quietBeforeDue
@@ -617,7 +667,8 @@ public actor NotificationScheduler {
                 do { try await clock.sleep(until: next) } catch { break }
                 continue
             }
-            held.removeFirst(due.count)
+            let revisions = Set(due.map(\.request.revision))
+            held.removeAll { revisions.contains($0.request.revision) }
             let prepared = Dictionary(due.compactMap { entry in entry.prepared.map { (entry.request.appID, $0) } }) {
                 first, _ in first
             }
