@@ -375,10 +375,18 @@ public actor NotificationDaemon {
                 do {
                     for try await line in inbound {
                         let bytes = Data(line.readableBytesView)
-                        // A binary frame only from a client that agreed on version 2 in its hello.
-                        guard session.speaksCompactFrames || !CompactFrame.isFrame(bytes),
-                            let message = try? WireProtocol.decodeClientMessage(from: bytes)
-                        else {
+                        let message: ClientMessage
+                        do {
+                            // A binary frame only from a client that agreed on version 2 in its hello.
+                            guard session.speaksCompactFrames || !CompactFrame.isFrame(bytes) else {
+                                throw CompactFrame.Malformed(description: "a frame before protocol version 2 was agreed")
+                            }
+                            message = try WireProtocol.decodeClientMessage(from: bytes)
+                        } catch let error as CompactFrame.Malformed {
+                            session.send(
+                                .failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message: \(error)")))
+                            break
+                        } catch {
                             session.send(.failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
                             break
                         }

@@ -27,6 +27,10 @@ public enum CompactFrame {
     /// Why a frame could not be read.
     public struct Malformed: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     private static let addKind = UInt8(ascii: "a")
