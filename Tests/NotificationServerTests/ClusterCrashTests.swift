@@ -216,6 +216,9 @@ struct ClusterCrashTests {
         }
     }
 
+    /// A log file's text ("" when unreadable).
+    static func text(_ log: URL) -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
     /// The workers' logs, for failure messages.
     func logs(_ workers: [Worker]) -> [String] {
         workers.map { (try? String(contentsOf: $0.log, encoding: .utf8)).map { String($0.suffix(4_000)) } ?? "" }
