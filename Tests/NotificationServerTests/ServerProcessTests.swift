@@ -241,6 +241,27 @@ struct ServerProcessTests {
         let badLine = try await cli(["schedule-batch", batchFile])
         #expect(badLine.status == 1 && badLine.stderr.contains("line 2: not a JSON object"), "\(badLine.stderr)")
         #expect(try await cli(["list", "paris"]).stdout.contains("b4") == false)
+        // --atomic: one refused line (the unknown device's) and nothing of the file is stored; a good file, all of it.
+        try [
+            #"{"device": "paris", "request": {"identifier": "atomic-one", "trigger": \#(later)}}"#,
+            #"{"device": "nobody", "request": {"identifier": "atomic-two", "trigger": \#(later)}}"#,
+        ].joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let atomicRefused = try await cli(["schedule-batch", batchFile, "--atomic"])
+        #expect(atomicRefused.status == 1, "\(atomicRefused.stdout) \(atomicRefused.stderr)")
+        #expect(
+            atomicRefused.stdout.contains("nothing scheduled (atomic): 1 of 2 requests refused")
+                && atomicRefused.stdout.contains("line 2: nobody atomic-two: UnknownDevice"), "\(atomicRefused.stdout)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("atomic-one") == false)
+        let tooMany = try await cli(["schedule-batch", batchFile, "--atomic", "--batch-size", "1"])
+        #expect(tooMany.status == 1 && tooMany.stderr.contains("--atomic sends the file in one call"), "\(tooMany.stderr)")
+        try [
+            #"{"device": "paris", "request": {"identifier": "atomic-one", "trigger": \#(later)}}"#,
+            #"{"device": "paris", "request": {"identifier": "atomic-three", "trigger": \#(later)}}"#,
+        ].joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let atomicGood = try await cli(["schedule-batch", batchFile, "--atomic"])
+        #expect(atomicGood.status == 0 && atomicGood.stdout.contains("scheduled all 2 requests (atomic)"), "\(atomicGood.stdout)")
+        let afterAtomic = try await cli(["list", "paris"])
+        #expect(afterAtomic.stdout.contains("atomic-one") && afterAtomic.stdout.contains("atomic-three"), "\(afterAtomic.stdout)")
 
         #expect(await stop(worker) == 0)
         await side.stop()

@@ -29,7 +29,7 @@ import ServiceLifecycle
 /// | `GET /v1/devices/{id}/requests` | the device's pending requests |
 /// | `DELETE /v1/devices/{id}/requests/{identifier}` | cancels one |
 /// | `POST /v1/requests` | schedules one request for many devices |
-/// | `POST /v1/request-batches` | schedules many requests, each for its device |
+/// | `POST /v1/request-batches` | schedules many requests, each for its device (`"atomic": true`: all or none) |
 ///
 /// The push service's routes (audiences, device checks, tag expressions) are added from `ServerAPI+Push.swift`
 /// (docs/push-service.md), and its statistics pages for a browser (`/center`, HTML, with the web center's access
@@ -218,17 +218,13 @@ public struct ServerAPI: Sendable {
         router.post("/v1/request-batches") { request, _ in
             let object = try await body(request, limit: configuration.maximumBatchBodySize)
             let requests = try ServerAPIJSON.deviceRequests(object, limit: configuration.maximumBatchCount)
-            let failures = await devices.schedule(requests)
-            let failed: [[String: Any]] = failures.keys.sorted().map { index in
-                let answer = Self.apiError(failures[index]!)
-                return [
-                    "index": index, "device": requests[index].deviceID, "identifier": requests[index].spec.identifier,
-                    "reason": answer.reason, "detail": answer.detail,
-                ]
+            if try ServerAPIJSON.boolean(object, "atomic", path: "") == true {
+                return try await scheduleAll(requests)
             }
+            let failures = await devices.schedule(requests)
             return Self.json(
                 failures.isEmpty ? .ok : HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"),
-                ["scheduled": requests.count - failures.count, "failed": failed])
+                ["scheduled": requests.count - failures.count, "failed": Self.failed(failures, of: requests)])
         }
         addPushRoutes(to: router)
         addCenterRoutes(to: router)
@@ -286,6 +282,47 @@ public struct ServerAPI: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// `POST /v1/request-batches` with `"atomic": true`: 200 when every request was stored in one transaction; 422
+    /// `BatchRefused` naming every refused request when one was refused, 503 `StoreUnavailable` when the store failed
+    /// (nothing stored in both cases; the answer says `"atomic": true` and `"scheduled": 0`).
+    func scheduleAll(_ requests: [DeviceRequest]) async throws -> Response {
+        do {
+            try await devices.scheduleAll(requests)
+            return Self.json(.ok, ["atomic": true, "scheduled": requests.count, "failed": [Any]()])
+        } catch let error as DeviceBatchError {
+            return Self.json(
+                .unprocessableContent,
+                [
+                    "reason": "BatchRefused",
+                    "detail": "\(error.refusals.count) of \(requests.count) requests refused: nothing was stored",
+                    "atomic": true, "scheduled": 0, "failed": Self.failed(error.refusals, of: requests),
+                ])
+        } catch {
+            let answer = Self.apiError(error)
+            return Self.json(
+                answer.status,
+                [
+                    "reason": answer.reason,
+                    "detail": """
+                    \(answer.detail) (an atomic batch: nothing was stored, or all of it if the connection was lost \
+                    during the commit; sending it again is safe, each request replaces the one with its identifier)
+                    """,
+                    "atomic": true, "scheduled": 0,
+                ])
+        }
+    }
+
+    /// The failed requests of a batch as its answer lists them: index, device, identifier, reason and detail.
+    static func failed(_ failures: [Int: any Error], of requests: [DeviceRequest]) -> [[String: Any]] {
+        failures.keys.sorted().map { index in
+            let answer = Self.apiError(failures[index]!)
+            return [
+                "index": index, "device": requests[index].deviceID, "identifier": requests[index].spec.identifier,
+                "reason": answer.reason, "detail": answer.detail,
+            ]
+        }
+    }
 
     /// The body as a JSON object, refused with 413 beyond `limit` (by default ``ServerAPIConfiguration/maximumBodySize``).
     func body(_ request: Request, limit: Int? = nil) async throws -> [String: Any] {
