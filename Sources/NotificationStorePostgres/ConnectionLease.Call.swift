@@ -22,6 +22,9 @@ extension ConnectionLease {
         /// The call's number, unique in its lease.
         let number: UInt64
         private let state: Mutex<State>
+        /// Whether the call counts among the calls in flight (``DatabaseMetrics/inFlight``): from its lease until it
+        /// is answered or its work ends, whichever comes first.
+        private let counted = Atomic<Bool>(false)
 
         /// Creates a call whose answer goes to `caller`.
         init(number: UInt64, caller: CheckedContinuation<T, any Error>) {
@@ -49,6 +52,12 @@ extension ConnectionLease {
                 return true
             }
         }
+
+        /// Starts counting the call in flight; `true` the first time only.
+        func startCounting() -> Bool { !counted.exchange(true, ordering: .relaxed) }
+
+        /// Stops counting the call in flight; `true` only for the first call after ``startCounting()``.
+        func stopCounting() -> Bool { counted.compareExchange(expected: true, desired: false, ordering: .relaxed).exchanged }
 
         /// Gives up waiting for a connection: `true` unless the call has one already (or was answered).
         func giveUp() -> Bool {

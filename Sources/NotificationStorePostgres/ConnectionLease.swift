@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import NotificationEngine
@@ -46,6 +47,10 @@ final class ConnectionLease: Sendable {
     private let watched = Mutex<[PostgresConnection.ID: [UInt64: @Sendable (any Error) -> Bool]]>([:])
     /// The number of the last call.
     private let calls = Atomic<UInt64>(0)
+    /// How many calls hold a connection now (``DatabaseMetrics/inFlight``).
+    private let holding = Atomic<Int>(0)
+    /// Where the calls are counted, once ``export(to:)`` was called.
+    private let metrics = Mutex<DatabaseMetrics?>(nil)
 
     /// Creates the lease of a pool.
     ///
@@ -72,12 +77,19 @@ final class ConnectionLease: Sendable {
         deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let number = calls.add(1, ordering: .relaxed).newValue
+        let started = ContinuousClock.now
         return try await withCheckedThrowingContinuation { (caller: CheckedContinuation<T, any Error>) in
             let call = Call(number: number, caller: caller)
             let work = Task {
                 do {
                     let value = try await self.client.withConnection { connection in
                         guard call.lease() else { throw CancellationError() }
+                        self.recordWait(since: started)
+                        // In flight until answered or done: a body PostgresNIO never resumes (see above) stops
+                        // counting when its caller is failed.
+                        if call.startCounting() { self.hold(1) }
+                        call.onAnswer { if call.stopCounting() { self.hold(-1) } }
+                        defer { if call.stopCounting() { self.hold(-1) } }
                         if let deadline {
                             let expiry = Task { await self.expire(call, on: connection, after: deadline) }
                             call.onAnswer { expiry.cancel() }
@@ -88,7 +100,8 @@ final class ConnectionLease: Sendable {
                     }
                     call.answer(.success(value))
                 } catch {
-                    call.fail(Self.lostConnection(error) ?? error)
+                    let lost = Self.lostConnection(error)
+                    if call.fail(lost ?? error), lost != nil { self.count(.connectionClosed) }
                 }
             }
             let timer = Task { await self.giveUp(call) }
@@ -99,11 +112,47 @@ final class ConnectionLease: Sendable {
         }
     }
 
+    // MARK: - Metrics
+
+    /// Counts the calls from now on with `factory` (``DatabaseMetrics``), each figure with `dimensions`; the calls
+    /// holding a connection now are counted in the gauge at once.
+    func export(to factory: any MetricsFactory, dimensions: [(String, String)]) {
+        let figures = DatabaseMetrics(factory: factory, dimensions: dimensions)
+        metrics.withLock { metrics in
+            metrics = figures
+            figures.inFlight.record(holding.load(ordering: .relaxed))
+        }
+    }
+
+    /// Adds `change` to the calls holding a connection, and sets the gauge.
+    private func hold(_ change: Int) {
+        metrics.withLock { metrics in
+            let now = holding.add(change, ordering: .relaxed).newValue
+            metrics?.inFlight.record(now)
+        }
+    }
+
+    /// Records a call's wait for its connection, from `started` to now.
+    private func recordWait(since started: ContinuousClock.Instant) {
+        let waited = ContinuousClock.now - started
+        metrics.withLock { $0 }?.recordWait(waited)
+    }
+
+    /// Counts a call the lease failed itself.
+    private func count(_ failure: DatabaseMetrics.Failure) {
+        metrics.withLock { $0 }?.failures[failure]?.increment()
+    }
+
+    // MARK: - Failing calls
+
     /// Fails `call` when it got no connection within the wait.
     private func giveUp<T: Sendable>(_ call: Call<T>) async {
         let wait = self.wait
+        let started = ContinuousClock.now
         do { try await Task.sleep(for: wait) } catch { return }
         guard call.giveUp() else { return }
+        recordWait(since: started)
+        count(.connectionWaitTimeout)
         call.fail(
             EngineError(
                 .storeFailure,
@@ -118,6 +167,7 @@ final class ConnectionLease: Sendable {
         do { try await Task.sleep(for: deadline) } catch { return }
         let message = "PostgreSQL did not answer within \(deadline); the connection was closed"
         guard call.fail(EngineError(.storeFailure, message)) else { return }
+        count(.callDeadline)
         logger.warning("\(message)", metadata: ["psql_connection_id": "\(connection.id)"])
         try? await connection.close()
     }
@@ -154,6 +204,7 @@ final class ConnectionLease: Sendable {
             let calls = self.watched.withLock { $0.removeValue(forKey: id) } ?? [:]
             let message = "the connection to PostgreSQL closed during the call (the server stopped, or cut it)"
             let failed = calls.values.filter { fail in fail(EngineError(.storeFailure, message)) }.count
+            for _ in 0..<failed { self.count(.connectionClosed) }
             if failed > 0 { self.logger.warning("\(message)", metadata: ["psql_connection_id": "\(id)"]) }
         }
     }
