@@ -181,7 +181,10 @@ public struct DaemonOptions: ParsableArguments {
         name: .customLong("api-tls-certificate"),
         help: ArgumentHelp(
             "With --server: a PEM certificate (chain): the API serves HTTPS only (with --api-tls-key).",
-            discussion: "A host beyond loopback still needs --api-allow-remote; without TLS it is served with a warning."))
+            discussion: """
+                A host beyond loopback still needs --api-allow-remote; without TLS it is served with a warning. \
+                Read again with the key on SIGHUP: new connections get a renewed certificate without a restart.
+                """))
     var apiTLSCertificate: String?
 
     @Option(name: .customLong("api-tls-key"), help: "With --server: the PEM private key of --api-tls-certificate.")

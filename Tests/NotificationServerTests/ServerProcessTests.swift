@@ -503,7 +503,44 @@ struct ServerProcessTests {
         #expect(status.status == 0 && status.stdout.contains("cluster ("), "\(status)")
         let unreadable = try await cli(started, ["status", "--trust-roots", started.tokenFile])
         #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read --trust-roots"), "\(unreadable)")
+        try await Self.checkCertificateReload(started, side: side, served: (certificate, key), curl: curl)
         #expect(await stop(worker) == 0)
         await side.stop()
+    }
+
+    /// SIGHUP after the served certificate and key were renewed on disk: new connections get the renewed certificate;
+    /// then a key that is not the certificate's is refused, logged, and the renewed pair stays.
+    static func checkCertificateReload(
+        _ started: APIWorker, side: DeviceSide, served: (certificate: String, key: String),
+        curl: (String, [String]) async throws -> ProcessOutput
+    ) async throws {
+        let folder = side.folder.appendingPathComponent("api-tls-renewed", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let renewed = try await makeCertificate(in: folder)
+        let old = served.certificate + ".old"
+        try FileManager.default.copyItem(atPath: served.certificate, toPath: old)
+        let oldKey = served.key + ".old"
+        try FileManager.default.copyItem(atPath: served.key, toPath: oldKey)
+        for (from, to) in [(renewed.certificate, served.certificate), (renewed.key, served.key)] {
+            try FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        }
+        let (api, worker) = (started.api, started.process)
+        kill(worker.processIdentifier, SIGHUP)
+        let switched = try await eventually(within: 60) {
+            try await curl(api, ["--cacert", renewed.certificate]).stdout == "200"
+        }
+        #expect(switched)
+        #expect(try await curl(api, ["--cacert", old]).status == 60)
+        // A key that is not the certificate's: refused, logged, the renewed pair stays.
+        try FileManager.default.removeItem(atPath: served.key)
+        try FileManager.default.copyItem(atPath: oldKey, toPath: served.key)
+        kill(worker.processIdentifier, SIGHUP)
+        let log = side.folder.appendingPathComponent("worker.log")
+        let refused = await eventually(within: 60) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("the API's TLS certificate or key was refused")
+        }
+        #expect(refused)
+        #expect(try await curl(api, ["--cacert", renewed.certificate]).stdout == "200")
     }
 }

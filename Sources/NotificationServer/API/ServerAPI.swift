@@ -53,6 +53,9 @@ public struct ServerAPI: Sendable {
     let centerLinks = CenterLinks()
     /// Address and limits.
     public let configuration: ServerAPIConfiguration
+    /// The TLS pair served when ``ServerAPIConfiguration/tls`` is set, reloadable; `nil` reads the files once when
+    /// ``run(onListening:)`` starts.
+    public let certificate: ServerAPICertificate?
     let logger: Logger
 
     /// Creates the API over a device scheduler, with one bearer token (its client is named
@@ -82,6 +85,9 @@ public struct ServerAPI: Sendable {
     ///   - configuration: Address, limits and TLS.
     ///   - metrics: The worker's figures, for `/v1/status` and `/metrics` (its presenter's ``APNsPresenter/metrics``);
     ///     the API's own requests are counted there too.
+    ///   - certificate: The TLS pair to serve with ``ServerAPIConfiguration/tls``, which its owner may reload
+    ///     (``ServerAPICertificate/reload()``: new connections get the new pair); `nil` reads the files of
+    ///     ``ServerAPIConfiguration/tls`` once, when ``run(onListening:)`` starts.
     ///   - logger: Where failures are logged.
     ///
     /// ```swift
@@ -91,12 +97,13 @@ public struct ServerAPI: Sendable {
     public init(
         devices: DeviceScheduler, credentials: ServerAPICredentials,
         configuration: ServerAPIConfiguration = ServerAPIConfiguration(), metrics: ServerMetrics = ServerMetrics(),
-        logger: Logger = Logger(label: "unotifyd.api")
+        certificate: ServerAPICertificate? = nil, logger: Logger = Logger(label: "unotifyd.api")
     ) {
         self.devices = devices
         self.metrics = metrics
         self.credentials = credentials
         self.configuration = configuration
+        self.certificate = certificate
         self.logger = logger
     }
 
@@ -247,7 +254,8 @@ public struct ServerAPI: Sendable {
         let server: HTTPServerBuilder
         let scheme: String
         if let tls = configuration.tls {
-            server = try .tls(.http1(), tlsConfiguration: try tls.serverConfiguration())
+            let certificate = try self.certificate ?? ServerAPICertificate(tls)
+            server = try .tls(.http1(), tlsConfiguration: certificate.serverConfiguration())
             scheme = "https"
         } else {
             server = .http1()
