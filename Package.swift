@@ -96,7 +96,8 @@ let package = Package(
             name: "NotificationStorePostgres",
             dependencies: [
                 "NotificationEngine", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // Server mode (issue 12): the device API and the worker that delivers devices' requests through APNs from

@@ -174,7 +174,10 @@ public struct DaemonOptions: ParsableArguments {
         name: .customLong("api-token-file"),
         help: ArgumentHelp(
             "With --server: the API's bearer tokens, read again on SIGHUP (required unless --api-address off).",
-            discussion: "One token of at least 16 characters, or one line NAME TOKEN [SCOPES] per client (# comments; scopes read,schedule,devices, all when none are given); the client's name is logged."))
+            discussion: """
+                One token of at least 16 characters, or one line NAME TOKEN [SCOPES] per client (# comments; scopes \
+                read,schedule,devices, all when none are given); the client's name is logged.
+                """))
     var apiTokenFile: String?
 
     @Option(

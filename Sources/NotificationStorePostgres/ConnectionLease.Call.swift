@@ -57,7 +57,9 @@ extension ConnectionLease {
         func startCounting() -> Bool { !counted.exchange(true, ordering: .relaxed) }
 
         /// Stops counting the call in flight; `true` only for the first call after ``startCounting()``.
-        func stopCounting() -> Bool { counted.compareExchange(expected: true, desired: false, ordering: .relaxed).exchanged }
+        func stopCounting() -> Bool {
+            counted.compareExchange(expected: true, desired: false, ordering: .relaxed).exchanged
+        }
 
         /// Gives up waiting for a connection: `true` unless the call has one already (or was answered).
         func giveUp() -> Bool {

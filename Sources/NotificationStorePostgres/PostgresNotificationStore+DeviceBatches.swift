@@ -35,7 +35,8 @@ extension PostgresNotificationStore {
     ///   a part of it).
     public func insertPending(
         forDevices deviceIDs: [String], cap fallbackCap: Int?, at date: Date,
-        _ rows: @escaping @Sendable (_ devices: [String: Device], _ deniedAppIDs: Set<String>) throws -> [DeviceBatchRow]
+        _ rows:
+            @escaping @Sendable (_ devices: [String: Device], _ deniedAppIDs: Set<String>) throws -> [DeviceBatchRow]
     ) async throws -> [PendingRequest] {
         let ids = Array(Set(deviceIDs)).sorted()
         guard !ids.isEmpty else { return [] }
@@ -49,7 +50,8 @@ extension PostgresNotificationStore {
             var denied = Set<String>()
             for try await id in try await connection.query(
                 """
-                SELECT id FROM app WHERE id = ANY(\(apps)) AND authorization_status = \(AuthorizationStatus.denied.rawValue)
+                SELECT id FROM app
+                WHERE id = ANY(\(apps)) AND authorization_status = \(AuthorizationStatus.denied.rawValue)
                 """, logger: logger
             ).decode(String.self) {
                 denied.insert(id)

@@ -33,7 +33,9 @@ struct AtomicBatchTests {
     @Test("one refused request stores nothing: every refusal is named, with one at a time's error, and nothing changed")
     func refusedStoresNothing() async throws {
         try await withDeviceScheduler { store, devices in
-            for id in ["a", "b", "gone", "denied"] { try await devices.register(registration(id, zone: "Europe/Paris")) }
+            for id in ["a", "b", "gone", "denied"] {
+                try await devices.register(registration(id, zone: "Europe/Paris"))
+            }
             try await store.deactivateDevice(id: "gone", at: devices.scheduler.clock.now)
             try await devices.scheduler.setAuthorization(
                 appID: Device.appID(forDevice: "denied"), status: .denied, options: [])
@@ -84,7 +86,8 @@ struct AtomicBatchTests {
                     let zone = DeviceBatchTests.zones[i % DeviceBatchTests.zones.count]
                     try await devices.register(registration("\(side)-\(i)", zone: zone))
                     try await devices.schedule(spec("old", daily(6, 30)), forDevice: "\(side)-\(i)")
-                    try await devices.schedule(spec("kept", .timeInterval(7_200, repeats: false)), forDevice: "\(side)-\(i)")
+                    try await devices.schedule(
+                        spec("kept", .timeInterval(7_200, repeats: false)), forDevice: "\(side)-\(i)")
                 }
             }
             // Interleaved devices; "nine" twice per device (the last wins), "old" replaced.
@@ -103,7 +106,8 @@ struct AtomicBatchTests {
             for i in 0..<count {
                 let items = try await Self.pending(devices, "items-\(i)")
                 let atomic = try await Self.pending(devices, "atomic-\(i)")
-                #expect(atomic.keys.sorted() == ["gap", "kept", "nine", "old", "soon", "tokyo", "weekly"], "device \(i)")
+                #expect(
+                    atomic.keys.sorted() == ["gap", "kept", "nine", "old", "soon", "tokyo", "weekly"], "device \(i)")
                 #expect(atomic.keys.sorted() == items.keys.sorted(), "device \(i)")
                 for (identifier, request) in items {
                     #expect(atomic[identifier]?.spec == request.spec, "device \(i) \(identifier)")
@@ -114,11 +118,14 @@ struct AtomicBatchTests {
                         == ["gap", "nine", "weekly"], "device \(i)")
             }
             // Paris's 9:00 is 08:00 UTC, passed at 12:00 UTC: tomorrow; New York's is 14:00 UTC today.
-            #expect(try await Self.pending(devices, "atomic-0")["nine"]?.nextFireDate == instant("2026-11-27T08:00:00Z"))
-            #expect(try await Self.pending(devices, "atomic-1")["nine"]?.nextFireDate == instant("2026-11-26T14:00:00Z"))
+            #expect(
+                try await Self.pending(devices, "atomic-0")["nine"]?.nextFireDate == instant("2026-11-27T08:00:00Z"))
+            #expect(
+                try await Self.pending(devices, "atomic-1")["nine"]?.nextFireDate == instant("2026-11-26T14:00:00Z"))
             // A zone change after the batch re-pins its floating requests (the marks were written with it).
             try await devices.register(registration("atomic-0", zone: "America/New_York"))
-            #expect(try await Self.pending(devices, "atomic-0")["nine"]?.nextFireDate == instant("2026-11-26T14:00:00Z"))
+            #expect(
+                try await Self.pending(devices, "atomic-0")["nine"]?.nextFireDate == instant("2026-11-26T14:00:00Z"))
         }
     }
 
@@ -136,7 +143,8 @@ struct AtomicBatchTests {
             let batch =
                 (0..<60).map { minute in
                     DeviceRequest(
-                        deviceID: "full", spec: spec("batch-\(minute)", .timeInterval(Double(1_800 + 60 * minute), repeats: false)))
+                        deviceID: "full",
+                        spec: spec("batch-\(minute)", .timeInterval(Double(1_800 + 60 * minute), repeats: false)))
                 } + [DeviceRequest(deviceID: "light", spec: spec("one", .timeInterval(60, repeats: false)))]
             let result = try await devices.scheduleAll(batch)
             #expect(result.added == 61)

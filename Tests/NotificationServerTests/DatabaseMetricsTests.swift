@@ -31,7 +31,9 @@ struct DatabaseMetricsTests {
         #"unotify_database_call_failures_total{worker="w1",reason="\#(reason)"}"#
     }
 
-    @Test("a held connection shows as 1 call in flight; a call that waits past the connection wait counts as a timeout; waits are in the histogram")
+    @Test(
+        "a held connection shows as 1 call in flight; a call that waits past the connection wait counts as a timeout; waits are in the histogram"
+    )
     func inFlightAndWaitTimeout() async throws {
         var configuration = try await freshDatabase()
         configuration.options.maximumConnections = 1
@@ -56,7 +58,9 @@ struct DatabaseMetricsTests {
             // The same figures on the worker's /metrics.
             let api = ServerAPI(
                 devices: DeviceScheduler(
-                    store: store, scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter())),
+                    store: store,
+                    scheduler: NotificationScheduler(
+                        store: store, clock: ServerWorker.utcClock, presenter: NoPresenter())),
                 token: "t", metrics: metrics)
             try await Application(router: api.router()).test(.router) { client in
                 let response = try await client.execute(

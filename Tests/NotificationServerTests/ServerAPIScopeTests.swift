@@ -21,7 +21,8 @@ struct ServerAPIScopeTests {
         """
     static let clients: [(name: String, token: String, scopes: ServerAPIScopes)] = [
         ("reader", "reader-token-0123456789", .read), ("scheduler", "scheduler-token-0123456789", .schedule),
-        ("registrar", "registrar-token-0123456789", .devices), ("both", "both-token-0123456789abcdef", [.read, .schedule]),
+        ("registrar", "registrar-token-0123456789", .devices),
+        ("both", "both-token-0123456789abcdef", [.read, .schedule]),
         ("admin", "admin-token-0123456789abcdef", .all),
     ]
 
@@ -43,13 +44,16 @@ struct ServerAPIScopeTests {
 
     /// A route's pattern with its parameters filled in.
     static func path(_ pattern: some StringProtocol) -> String {
-        String(pattern).replacingOccurrences(of: "{id}", with: "d1").replacingOccurrences(of: "{identifier}", with: "r1")
-            .replacingOccurrences(of: "{alias}", with: "a1").replacingOccurrences(of: "{tag}", with: "t1")
-            .replacingOccurrences(of: "{account}", with: "u1").replacingOccurrences(of: "{messageId}", with: "m1")
-            .replacingOccurrences(of: "{topic}", with: "com.example.app")
+        String(pattern).replacingOccurrences(of: "{id}", with: "d1").replacingOccurrences(
+            of: "{identifier}", with: "r1"
+        )
+        .replacingOccurrences(of: "{alias}", with: "a1").replacingOccurrences(of: "{tag}", with: "t1")
+        .replacingOccurrences(of: "{account}", with: "u1").replacingOccurrences(of: "{messageId}", with: "m1")
+        .replacingOccurrences(of: "{topic}", with: "com.example.app")
     }
 
-    @Test("scopes in the token file: a comma-separated list after the token; none means all; the one-token form has all")
+    @Test(
+        "scopes in the token file: a comma-separated list after the token; none means all; the one-token form has all")
     func parsing() throws {
         let tokens = try ServerAPITokens(parsing: Self.file)
         for client in Self.clients {
@@ -72,7 +76,9 @@ struct ServerAPIScopeTests {
             for route in routes where route != "POST /v1/devices/{id}/receipts" {
                 let parts = route.split(separator: " ")
                 let method = HTTPRequest.Method(String(parts[0]))!
-                #expect(ServerAPI.requiredScopes(method: method, path: Self.path(parts[1])) == Self.expected[route], "\(route)")
+                #expect(
+                    ServerAPI.requiredScopes(method: method, path: Self.path(parts[1])) == Self.expected[route],
+                    "\(route)")
             }
             // A path no route serves, or an odd spelling of one, needs every scope.
             for (method, path) in [
@@ -84,7 +90,9 @@ struct ServerAPIScopeTests {
         }
     }
 
-    @Test("on every route, a client outside its scopes gets 403 Forbidden naming the missing scope; inside them it passes")
+    @Test(
+        "on every route, a client outside its scopes gets 403 Forbidden naming the missing scope; inside them it passes"
+    )
     func forbiddenOutsideScopes() async throws {
         try await withDeviceScheduler { _, devices in
             let credentials = ServerAPICredentials(tokens: try ServerAPITokens(parsing: Self.file))
@@ -112,7 +120,9 @@ struct ServerAPIScopeTests {
                     body: ByteBuffer(string: "{}"))
                 let body = String(buffer: response.body)
                 if caller.scopes.isSuperset(of: needed) {
-                    #expect(response.status != .forbidden && response.status != .unauthorized, "\(route) by \(caller.name): \(body)")
+                    #expect(
+                        response.status != .forbidden && response.status != .unauthorized,
+                        "\(route) by \(caller.name): \(body)")
                 } else {
                     refused += 1
                     #expect(response.status == .forbidden, "\(route) by \(caller.name)")
@@ -129,7 +139,8 @@ struct ServerAPIScopeTests {
         #expect(refused == 13 * 2 + 7 * 2 + 8 * 3)
     }
 
-    @Test("reloading the file changes a client's scopes from the next request; the /center pages take a read token only")
+    @Test(
+        "reloading the file changes a client's scopes from the next request; the /center pages take a read token only")
     func reloadAndCenter() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("scopes-\(UUID().uuidString).tokens")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -155,8 +166,10 @@ struct ServerAPIScopeTests {
             ).status
         }
         #expect(try await register("reader-token-0123456789") == .forbidden)
-        try Self.file.replacingOccurrences(of: "reader-token-0123456789 read", with: "reader-token-0123456789 read,devices")
-            .write(to: file, atomically: true, encoding: .utf8)
+        try Self.file.replacingOccurrences(
+            of: "reader-token-0123456789 read", with: "reader-token-0123456789 read,devices"
+        )
+        .write(to: file, atomically: true, encoding: .utf8)
         try credentials.reload()
         #expect(try await register("reader-token-0123456789") == .ok)
         // The statistics pages: with a bearer token of a client that may read, not with one that may not.

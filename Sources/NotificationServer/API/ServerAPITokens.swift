@@ -90,8 +90,9 @@ public struct ServerAPITokens: Sendable {
                     fields.count == 1
                         ? "a token without a name: write NAME TOKEN (a file holding only one token is the one-token form)"
                         : """
-                        expected NAME TOKEN [SCOPES] (a name, a token of at least \(Self.minimumTokenLength) characters \
-                        without spaces, and optionally scopes such as read,schedule), found \(fields.count) fields
+                        expected NAME TOKEN [SCOPES] (a name, a token of at least \(Self.minimumTokenLength) \
+                        characters without spaces, and optionally scopes such as read,schedule), found \(fields.count) \
+                        fields
                         """)
             }
             let name = String(fields[0])

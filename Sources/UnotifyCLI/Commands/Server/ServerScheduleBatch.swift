@@ -90,8 +90,8 @@ struct ServerScheduleBatch: AsyncParsableCommand {
             guard !lines.isEmpty else { throw CLIError("\(file) holds no requests") }
             if atomic, lines.count > batchSize {
                 throw CLIError(
-                    "--atomic sends the file in one call: \(lines.count) requests are more than --batch-size \(batchSize) "
-                        + "(raise it, up to the server's limit): nothing scheduled")
+                    "--atomic sends the file in one call: \(lines.count) requests are more than --batch-size "
+                        + "\(batchSize) (raise it, up to the server's limit): nothing scheduled")
             }
             let client = try options.client()
             if atomic {
