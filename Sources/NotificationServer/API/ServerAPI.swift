@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// bearer token. Served on Hummingbird 2, like the web center ("whatever serves HTTP is one stack").
 ///
 /// Routes (JSON in and out; errors are `{"reason": "...", "detail": "..."}` with a 4xx status, and a refused request
-/// changes nothing):
+/// changes nothing; a client limited to scopes, ``ServerAPIScopes``, gets 403 on the routes outside them):
 ///
 /// | route | what it does |
 /// |---|---|
