@@ -191,4 +191,35 @@ struct RequestBatchAPITests {
             #expect(badAnswer["detail"] as? String == "atomic must be true or false")
         }
     }
+
+    @Test("POST /v1/requests with \"atomic\": true: for every device or none; 422 BatchRefused names each refused device")
+    func atomicForDevices() async throws {
+        try await withAPI { client, devices in
+            let request = #"{"identifier":"nine","trigger":{"calendar":{"hour":9},"repeats":true}}"#
+            let (status, answer) = try await ServerAPITests.send(
+                client, .post, "/v1/requests", #"{"devices":["d1","ghost","gone","d2"],"request":\#(request),"atomic":true}"#)
+            #expect(status == .unprocessableContent)
+            #expect(answer["reason"] as? String == "BatchRefused")
+            #expect(answer["detail"] as? String == "refused for 2 of 4 devices: nothing was stored")
+            #expect(answer["atomic"] as? Bool == true && (answer["scheduled"] as? [String])?.isEmpty == true)
+            let failed = try #require(answer["failed"] as? [String: [String: String]])
+            #expect(failed.keys.sorted() == ["ghost", "gone"])
+            #expect(failed["ghost"]?["reason"] == "UnknownDevice" && failed["gone"]?["reason"] == "InactiveDevice")
+            #expect(try await devices.pendingRequests(forDevice: "d1").isEmpty)
+            #expect(try await devices.pendingRequests(forDevice: "d2").isEmpty)
+
+            let (goodStatus, good) = try await ServerAPITests.send(
+                client, .post, "/v1/requests", #"{"devices":["d2","d1","d2"],"request":\#(request),"atomic":true}"#)
+            #expect(goodStatus == .ok)
+            #expect(good["atomic"] as? Bool == true && good["scheduled"] as? [String] == ["d1", "d2"])
+            #expect((good["failed"] as? [String: Any])?.isEmpty == true)
+            for id in ["d1", "d2"] {
+                #expect(
+                    try await devices.pendingRequests(forDevice: id).map(\.nextFireDate) == [instant("2026-11-27T08:00:00Z")])
+            }
+            let (badStatus, bad) = try await ServerAPITests.send(
+                client, .post, "/v1/requests", #"{"devices":["d1"],"request":\#(request),"atomic":1}"#)
+            #expect(badStatus == .badRequest && bad["detail"] as? String == "atomic must be true or false")
+        }
+    }
 }

@@ -28,7 +28,7 @@ import ServiceLifecycle
 /// | `POST /v1/devices/{id}/requests` | schedules a request for the device |
 /// | `GET /v1/devices/{id}/requests` | the device's pending requests |
 /// | `DELETE /v1/devices/{id}/requests/{identifier}` | cancels one |
-/// | `POST /v1/requests` | schedules one request for many devices |
+/// | `POST /v1/requests` | schedules one request for many devices (`"atomic": true`: all or none) |
 /// | `POST /v1/request-batches` | schedules many requests, each for its device (`"atomic": true`: all or none) |
 ///
 /// The push service's routes (audiences, device checks, tag expressions) are added from `ServerAPI+Push.swift`
@@ -207,10 +207,12 @@ public struct ServerAPI: Sendable {
             guard let requestObject = object["request"] as? [String: Any] else {
                 throw ServerAPIError.badRequest("request must be an object")
             }
-            if let unknown = object.keys.sorted().first(where: { $0 != "devices" && $0 != "request" }) {
+            if let unknown = object.keys.sorted().first(where: { !["devices", "request", "atomic"].contains($0) }) {
                 throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
             }
+            let atomic = try ServerAPIJSON.boolean(object, "atomic", path: "") ?? false
             let spec = try ServerAPIJSON.request(requestObject, path: "request.")
+            if atomic { return try await scheduleAll(spec, forDevices: Array(Set(ids)).sorted()) }
             let failures = await devices.schedule(spec, forDevices: Array(Set(ids)))
             var failed: [String: Any] = [:]
             for (id, error) in failures {
@@ -317,6 +319,42 @@ public struct ServerAPI: Sendable {
                     during the commit; sending it again is safe, each request replaces the one with its identifier)
                     """,
                     "atomic": true, "scheduled": 0,
+                ])
+        }
+    }
+
+    /// `POST /v1/requests` with `"atomic": true`: the request for every device or for none, in one transaction (as
+    /// ``scheduleAll(_:)``): 200 `{"atomic": true, "scheduled": [...], "failed": {}}`; 422 `BatchRefused` with
+    /// `failed` naming each device refused and why, `"scheduled": []`; 503 with nothing stored.
+    func scheduleAll(_ spec: RequestSpec, forDevices ids: [String]) async throws -> Response {
+        let requests = ids.map { DeviceRequest(deviceID: $0, spec: spec) }
+        do {
+            try await devices.scheduleAll(requests)
+            return Self.json(.ok, ["atomic": true, "scheduled": ids, "failed": [String: Any]()])
+        } catch let error as DeviceBatchError {
+            var failed: [String: Any] = [:]
+            for (index, refusal) in error.refusals {
+                let answer = Self.apiError(refusal)
+                failed[ids[index]] = ["reason": answer.reason, "detail": answer.detail]
+            }
+            return Self.json(
+                .unprocessableContent,
+                [
+                    "reason": "BatchRefused",
+                    "detail": "refused for \(error.refusals.count) of \(ids.count) devices: nothing was stored",
+                    "atomic": true, "scheduled": [String](), "failed": failed,
+                ])
+        } catch {
+            let answer = Self.apiError(error)
+            return Self.json(
+                answer.status,
+                [
+                    "reason": answer.reason,
+                    "detail": """
+                    \(answer.detail) (atomic: nothing was stored, or all of it if the connection was lost during the \
+                    commit)
+                    """,
+                    "atomic": true, "scheduled": [String](),
                 ])
         }
     }
