@@ -260,8 +260,23 @@ struct ServerProcessTests {
         ].joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
         let atomicGood = try await cli(["schedule-batch", batchFile, "--atomic"])
         #expect(atomicGood.status == 0 && atomicGood.stdout.contains("scheduled all 2 requests (atomic)"), "\(atomicGood.stdout)")
+        // schedule --atomic: the unknown device refuses it, so paris does not get it either; then paris alone does.
+        let refusedForAll = try await cli([
+            "schedule", "--device", "paris", "--device", "nobody", "--id", "atomic-schedule", "--in", "600", "--atomic",
+        ])
+        #expect(refusedForAll.status == 1, "\(refusedForAll.stdout) \(refusedForAll.stderr)")
+        #expect(
+            refusedForAll.stdout.contains("nothing scheduled (atomic): refused for 1 of 2 devices")
+                && refusedForAll.stdout.contains("nobody: UnknownDevice"), "\(refusedForAll.stdout)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("atomic-schedule") == false)
+        let forAll = try await cli(["schedule", "--device", "paris", "--id", "atomic-schedule", "--in", "600", "--atomic"])
+        #expect(
+            forAll.status == 0 && forAll.stdout.contains("scheduled atomic-schedule for all 1 devices (atomic)"),
+            "\(forAll)")
         let afterAtomic = try await cli(["list", "paris"])
-        #expect(afterAtomic.stdout.contains("atomic-one") && afterAtomic.stdout.contains("atomic-three"), "\(afterAtomic.stdout)")
+        #expect(
+            afterAtomic.stdout.contains("atomic-one") && afterAtomic.stdout.contains("atomic-three")
+                && afterAtomic.stdout.contains("atomic-schedule"), "\(afterAtomic.stdout)")
 
         #expect(await stop(worker) == 0)
         await side.stop()

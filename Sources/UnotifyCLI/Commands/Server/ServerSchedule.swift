@@ -9,7 +9,8 @@ struct ServerSchedule: AsyncParsableCommand {
         discussion: """
             Give the request with options (--id, --title, --body, and --in SECONDS or calendar components such as \
             --weekday 2 --hour 9), or as the API's JSON object with --request FILE (- for standard input). Calendar \
-            components without a zone float: "--hour 9" is 9:00 where each device is.
+            components without a zone float: "--hour 9" is 9:00 where each device is. With --atomic the request is \
+            stored for every device or for none (POST /v1/requests with "atomic": true).
             """)
 
     @OptionGroup var options: ServerOptions
@@ -31,6 +32,8 @@ struct ServerSchedule: AsyncParsableCommand {
     @Option var hour: Int?
     @Option var minute: Int?
     @Flag(help: "Repeat (every --in seconds, or whenever the components match).") var repeats = false
+    @Flag(help: "All or nothing: store the request for every --device or, when one refuses it, for none.")
+    var atomic = false
 
     func validate() throws {
         guard !devices.isEmpty else { throw ValidationError("--device is required (at least one)") }
@@ -81,6 +84,10 @@ struct ServerSchedule: AsyncParsableCommand {
         try await reportingErrors {
             let client = try options.client()
             let object = try requestObject()
+            if atomic {
+                try await scheduleAll(object, client)
+                return
+            }
             let answer: ServerAPIClient.Answer =
                 if devices.count == 1 {
                     try await client.send(
@@ -108,6 +115,30 @@ struct ServerSchedule: AsyncParsableCommand {
             }
             if !failed.isEmpty { throw ExitCode(1) }
         }
+    }
+
+    /// Sends the request for every device in one all-or-nothing call, and reports what was stored or why nothing was.
+    private func scheduleAll(_ object: [String: Any], _ client: ServerAPIClient) async throws {
+        let answer = try await client.send(
+            "POST", "v1/requests", body: ["devices": devices, "request": object, "atomic": true], accepting: [422])
+        if options.json { try CLIOutput.printJSON(answer.json ?? [:]) }
+        let result = answer.json as? [String: Any] ?? [:]
+        let failed = result["failed"] as? [String: Any] ?? [:]
+        let identifier = object["identifier"] as? String ?? "?"
+        if !options.json {
+            if failed.isEmpty {
+                CLIOutput.print("scheduled \(identifier) for all \(Set(devices).count) devices (atomic)")
+            } else {
+                CLIOutput.print(
+                    "nothing scheduled (atomic): refused for \(failed.count) of \(Set(devices).count) devices")
+                for (device, failure) in failed.sorted(by: { $0.key < $1.key }) {
+                    let failure = failure as? [String: Any] ?? [:]
+                    CLIOutput.print(
+                        "  \(device): \(failure["reason"] as? String ?? "?") \(failure["detail"] as? String ?? "")")
+                }
+            }
+        }
+        if !failed.isEmpty { throw ExitCode(1) }
     }
 }
 
