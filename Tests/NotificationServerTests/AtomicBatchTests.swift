@@ -2,7 +2,10 @@ import Foundation
 import NotificationEngine
 import NotificationModel
 import NotificationServer
+import Logging
 import OpenUserNotificationsTesting
+import PostgresNIO
+import PushTestSupport
 import Testing
 
 @testable import NotificationStorePostgres
@@ -191,6 +194,58 @@ struct AtomicBatchTests {
             try await devices.scheduleAll(batch)
             #expect(try await store.floatingRequests(deviceID: "b").map(\.identifier).sorted() == ["boom", "fine"])
             #expect(try await Self.pending(devices, "a")["keep"]?.nextFireDate == instant("2026-11-26T12:01:00Z"))
+        }
+    }
+
+    @Test(
+        "a device removed while the batch waits for its row (FOR SHARE) is seen gone inside the transaction: nothing stored"
+    )
+    func deviceRemovedUnderTheBatch() async throws {
+        try await withDeviceScheduler { store, devices in
+            for id in ["a", "b"] { try await devices.register(registration(id, zone: "Europe/Paris")) }
+            try await store.client.withConnection { connection in
+                try await Self.removeUnderBatch(store, devices, connection)
+            }
+            #expect(try await store.device(id: "a") == nil)
+            #expect(try await devices.pendingRequests(forDevice: "b").isEmpty)
+        }
+    }
+
+    /// Locks device `a`'s row on `connection`, starts a batch for `a` and `b`, waits until the batch waits for the
+    /// row, deletes the device and commits: the batch must then find `a` gone and store nothing.
+    static func removeUnderBatch(
+        _ store: PostgresNotificationStore, _ devices: DeviceScheduler, _ connection: PostgresConnection
+    ) async throws {
+        let logger = Logger(label: "test")
+        try await connection.query("BEGIN", logger: logger)
+        try await connection.query("SELECT id FROM device WHERE id = 'a' FOR UPDATE", logger: logger)
+        let batch = Task {
+            try await devices.scheduleAll([
+                DeviceRequest(deviceID: "a", spec: spec("x", .timeInterval(600, repeats: false))),
+                DeviceRequest(deviceID: "b", spec: spec("y", .timeInterval(600, repeats: false))),
+            ])
+        }
+        let waiting = try await eventually(within: 60) {
+            var count = 0
+            for try await waiters in try await store.client.query(
+                """
+                SELECT count(*)::int8 FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'
+                """
+            ).decode(Int.self) {
+                count = waiters
+            }
+            return count >= 1
+        }
+        #expect(waiting, "the batch never waited for the device's row")
+        try await connection.query("DELETE FROM device WHERE id = 'a'", logger: logger)
+        try await connection.query("COMMIT", logger: logger)
+        do {
+            _ = try await batch.value
+            Issue.record("the batch was stored for a device removed before it committed")
+        } catch let error as DeviceBatchError {
+            #expect(error.refusals.keys.sorted() == [0])
+            #expect((error.refusals[0] as? DeviceError)?.code == .unknownDevice)
         }
     }
 
