@@ -72,9 +72,13 @@ extension ConnectionLease {
 
         /// Answers the caller with `result` unless it was answered already.
         ///
+        /// - Parameters:
+        ///   - result: The answer.
+        ///   - answering: Runs once this is known to answer the caller, before the caller resumes (the lease counts
+        ///     its failures there, so a caller reading the figures next sees its own call counted).
         /// - Returns: Whether this answered the caller.
         @discardableResult
-        func answer(_ result: Result<T, any Error>) -> Bool {
+        func answer(_ result: Result<T, any Error>, answering: () -> Void = {}) -> Bool {
             let taken = state.withLock { state -> (CheckedContinuation<T, any Error>, [@Sendable () -> Void])? in
                 guard let caller = state.caller else { return nil }
                 let stops = state.stops
@@ -82,15 +86,19 @@ extension ConnectionLease {
                 return (caller, stops)
             }
             guard let (caller, stops) = taken else { return false }
+            answering()
             caller.resume(with: result)
             for stop in stops { stop() }
             return true
         }
 
-        /// Answers the caller with `error` unless it was answered already.
+        /// Answers the caller with `error` unless it was answered already; `answering` runs first when it does (see
+        /// ``answer(_:answering:)``).
         ///
         /// - Returns: Whether this answered the caller.
         @discardableResult
-        func fail(_ error: any Error) -> Bool { answer(.failure(error)) }
+        func fail(_ error: any Error, answering: () -> Void = {}) -> Bool {
+            answer(.failure(error), answering: answering)
+        }
     }
 }

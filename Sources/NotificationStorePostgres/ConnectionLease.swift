@@ -94,14 +94,16 @@ final class ConnectionLease: Sendable {
                             let expiry = Task { await self.expire(call, on: connection, after: deadline) }
                             call.onAnswer { expiry.cancel() }
                         }
-                        self.watch(connection, number: number) { call.fail($0) }
+                        self.watch(connection, number: number) { error in
+                            call.fail(error) { self.count(.connectionClosed) }
+                        }
                         defer { self.unwatch(connection, number: number) }
                         return try await body(connection)
                     }
                     call.answer(.success(value))
                 } catch {
                     let lost = Self.lostConnection(error)
-                    if call.fail(lost ?? error), lost != nil { self.count(.connectionClosed) }
+                    call.fail(lost ?? error) { if lost != nil { self.count(.connectionClosed) } }
                 }
             }
             let timer = Task { await self.giveUp(call) }
@@ -152,12 +154,12 @@ final class ConnectionLease: Sendable {
         do { try await Task.sleep(for: wait) } catch { return }
         guard call.giveUp() else { return }
         recordWait(since: started)
-        count(.connectionWaitTimeout)
         call.fail(
             EngineError(
                 .storeFailure,
                 "PostgreSQL gave no connection within \(wait) (the server is unreachable, or every connection of the "
-                    + "pool stayed busy that long)"))
+                    + "pool stayed busy that long)")
+        ) { count(.connectionWaitTimeout) }
     }
 
     /// Fails `call` when it still runs on `connection` after `deadline`, and closes the connection.
@@ -166,8 +168,7 @@ final class ConnectionLease: Sendable {
     ) async {
         do { try await Task.sleep(for: deadline) } catch { return }
         let message = "PostgreSQL did not answer within \(deadline); the connection was closed"
-        guard call.fail(EngineError(.storeFailure, message)) else { return }
-        count(.callDeadline)
+        guard call.fail(EngineError(.storeFailure, message), answering: { count(.callDeadline) }) else { return }
         logger.warning("\(message)", metadata: ["psql_connection_id": "\(connection.id)"])
         try? await connection.close()
     }
@@ -203,8 +204,8 @@ final class ConnectionLease: Sendable {
             guard let self else { return }
             let calls = self.watched.withLock { $0.removeValue(forKey: id) } ?? [:]
             let message = "the connection to PostgreSQL closed during the call (the server stopped, or cut it)"
+            // Each call answered here is counted as it is answered (the closure given to `watch`).
             let failed = calls.values.filter { fail in fail(EngineError(.storeFailure, message)) }.count
-            for _ in 0..<failed { self.count(.connectionClosed) }
             if failed > 0 { self.logger.warning("\(message)", metadata: ["psql_connection_id": "\(id)"]) }
         }
     }

@@ -38,7 +38,9 @@ struct DatabaseMetricsTests {
         var configuration = try await freshDatabase()
         configuration.options.maximumConnections = 1
         try await PostgresNotificationStore.withStore(
-            configuration: configuration, connectionWait: .milliseconds(500)
+            // Long enough for the pool's one connection to be made on a loaded machine (0.5 s was not, once, alongside
+            // 17 other suites), short enough for the timeout below.
+            configuration: configuration, connectionWait: .seconds(3)
         ) { store in
             let metrics = ServerMetrics(worker: "w1")
             metrics.exportDatabaseMetrics(of: store)
