@@ -86,6 +86,14 @@ extension DaemonOptions {
         try await NotificationDaemon.untilSignalled { try await server.run() }
     }
 
+    /// How long a worker's transaction may sit idle before PostgreSQL ends it (the store's `idleTransactionTimeout`):
+    /// 10 seconds, or a quarter of the claim lease when that is shorter, so that a worker frozen in the middle of a
+    /// claim loses it before the rows it marked could be claimed by another worker (docs/server-mode.md, "A worker
+    /// frozen past its lease").
+    static func idleTransactionTimeout(claimLease: TimeInterval) -> Duration {
+        .milliseconds(Int(min(10, claimLease / 4) * 1000))
+    }
+
     /// The server-mode worker these options describe: its APNs clients made and its key read, nothing connected
     /// yet.
     ///
@@ -104,7 +112,8 @@ extension DaemonOptions {
                 configuration: try PostgresNotificationStore.configuration(databaseURL: database),
                 logger: Logger(label: "unotifyd.server"),
                 connectionWait: .seconds(databaseConnectionWait ?? 15),
-                callDeadline: .seconds(databaseCallDeadline ?? 120))
+                callDeadline: .seconds(databaseCallDeadline ?? 120),
+                idleTransactionTimeout: Self.idleTransactionTimeout(claimLease: claimLease ?? EngineConfiguration().claimLease))
         } catch {
             throw DaemonError(.invalidConfiguration, "--database: \(error)")
         }

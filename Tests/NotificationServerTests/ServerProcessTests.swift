@@ -278,6 +278,19 @@ struct ServerProcessTests {
             afterAtomic.stdout.contains("atomic-one") && afterAtomic.stdout.contains("atomic-three")
                 && afterAtomic.stdout.contains("atomic-schedule"), "\(afterAtomic.stdout)")
 
+        // An audience: every active device (gone is inactive by now), and a tag expression no device matches.
+        let everyone = try await cli(["schedule", "--all", "--id", "everyone", "--title", "Hi", "--in", "3600"])
+        #expect(everyone.status == 0 && everyone.stdout.contains("scheduled everyone for 1 devices"), "\(everyone.stdout) \(everyone.stderr)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("everyone"))
+        let nobody = try await cli(["schedule", "--tag-expression", #"{"tag": "none"}"#, "--id", "n", "--in", "60"])
+        #expect(nobody.status == 0 && nobody.stdout.contains("scheduled n for 0 devices"), "\(nobody.stdout) \(nobody.stderr)")
+        let twoTargets = try await cli(["schedule", "--all", "--device", "paris", "--id", "z", "--in", "60"])
+        #expect(twoTargets.status != 0 && twoTargets.stderr.contains("give the devices"), "\(twoTargets.stderr)")
+        let atomicAudience = try await cli(["schedule", "--all", "--atomic", "--id", "z", "--in", "60"])
+        #expect(atomicAudience.status != 0 && atomicAudience.stderr.contains("--atomic takes --device"), "\(atomicAudience.stderr)")
+        let badExpression = try await cli(["schedule", "--tag-expression", "news", "--id", "z", "--in", "60"])
+        #expect(badExpression.status != 0 && badExpression.stderr.contains("takes a JSON object"), "\(badExpression.stderr)")
+
         #expect(await stop(worker) == 0)
         await side.stop()
     }

@@ -201,14 +201,23 @@ public struct ServerAPI: Sendable {
         }
         router.post("/v1/requests") { request, _ in
             let object = try await body(request)
-            guard let ids = object["devices"] as? [String], !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {
-                throw ServerAPIError.badRequest("devices must be a non-empty array of device identifiers")
+            if let unknown = object.keys.sorted().first(where: { !["devices", "target", "request", "atomic"].contains($0) }) {
+                throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
             }
             guard let requestObject = object["request"] as? [String: Any] else {
                 throw ServerAPIError.badRequest("request must be an object")
             }
-            if let unknown = object.keys.sorted().first(where: { !["devices", "request", "atomic"].contains($0) }) {
-                throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
+            if let targetValue = object["target"] {
+                guard object["devices"] == nil else { throw ServerAPIError.badRequest("give devices or target, not both") }
+                guard object["atomic"] == nil else {
+                    throw ServerAPIError.badRequest("atomic takes a list of devices, not a target")
+                }
+                let target = try PushJSON.target(targetValue, path: "target")
+                let spec = try ServerAPIJSON.request(requestObject, path: "request.")
+                return Self.audienceAnswer(try await call { try await devices.schedule(spec, for: target) })
+            }
+            guard let ids = object["devices"] as? [String], !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {
+                throw ServerAPIError.badRequest("devices must be a non-empty array of device identifiers (or give target)")
             }
             let atomic = try ServerAPIJSON.boolean(object, "atomic", path: "") ?? false
             let spec = try ServerAPIJSON.request(requestObject, path: "request.")
