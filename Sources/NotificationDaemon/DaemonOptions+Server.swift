@@ -72,12 +72,16 @@ extension DaemonOptions {
     }
 
     /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``); SIGHUP reads the API's
-    /// token file again (``DaemonServerMode/reloadAPITokens(logger:)``) without a restart.
+    /// token file again (``DaemonServerMode/reloadAPITokens(logger:)``) and its TLS certificate and key
+    /// (``DaemonServerMode/reloadAPICertificate(logger:)``) without a restart.
     ///
     /// - Throws: ``DaemonError`` when the key cannot be read or the database cannot be migrated.
     public func runServerUntilSignalled() async throws {
         let server = try makeServer()
-        let reloads = NotificationDaemon.onSignal(SIGHUP) { server.reloadAPITokens() }
+        let reloads = NotificationDaemon.onSignal(SIGHUP) {
+            server.reloadAPITokens()
+            server.reloadAPICertificate()
+        }
         defer { reloads.cancel() }
         try await NotificationDaemon.untilSignalled { try await server.run() }
     }
@@ -138,15 +142,17 @@ extension DaemonOptions {
             throw DaemonError(.invalidConfiguration, "--api-token-file \(apiTokenFile): \(error)")
         }
         var configuration = ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote)
+        var certificate: ServerAPICertificate?
         if let apiTLSCertificate, let apiTLSKey {
             let tls = ServerAPITLS(certificatePath: apiTLSCertificate, keyPath: apiTLSKey)
             // Read now: a file that cannot be used stops the worker at start (exit status 78), not at a connection.
-            do { _ = try tls.serverConfiguration() } catch let error as ServerAPIError {
+            // Read again on SIGHUP (``DaemonServerMode/reloadAPICertificate(logger:)``).
+            do { certificate = try ServerAPICertificate(tls) } catch let error as ServerAPIError {
                 throw DaemonError(.invalidConfiguration, "--api-tls-certificate / --api-tls-key: \(error.detail)")
             }
             configuration.tls = tls
         }
-        return DaemonServerMode.API(configuration: configuration, credentials: credentials)
+        return DaemonServerMode.API(configuration: configuration, credentials: credentials, certificate: certificate)
     }
 
     /// A client for `server` (host:port).

@@ -146,6 +146,7 @@ struct AudienceScheduleTests {
                 for (body, reason) in [
                     (#"{"target":{"planet":"mars"},\#(request)}"#, "UnknownTarget"),
                     (#"{"target":{"all":true},"devices":["p"],\#(request)}"#, "BadRequest"),
+                    (#"{"target":{"all":true},"atomic":true,\#(request)}"#, "BadRequest"),
                     (#"{"target":{"all":true},"request":{"identifier":"x","trigger":{"calendar":{"hour":25}}}}"#, "InvalidTrigger"),
                 ] {
                     let (bad, answer) = try await ServerAPITests.send(client, .post, "/v1/requests", body)

@@ -12,7 +12,8 @@ struct ServerSchedule: AsyncParsableCommand {
             --weekday 2 --hour 9), or as the API's JSON object with --request FILE (- for standard input). Calendar \
             components without a zone float: "--hour 9" is 9:00 where each device is. Give the devices with --device \
             (repeat for several), or an audience read when the command runs: --account, --alias, --tag-expression \
-            (the API's tag expression as JSON) or --all (every active device).
+            (the API's tag expression as JSON) or --all (every active device). With --device and --atomic the \
+            request is stored for every device or for none (POST /v1/requests with "atomic": true).
             """)
 
     @OptionGroup var options: ServerOptions
@@ -38,6 +39,8 @@ struct ServerSchedule: AsyncParsableCommand {
     @Option var hour: Int?
     @Option var minute: Int?
     @Flag(help: "Repeat (every --in seconds, or whenever the components match).") var repeats = false
+    @Flag(help: "All or nothing: store the request for every --device or, when one refuses it, for none.")
+    var atomic = false
 
     func validate() throws {
         let targets = [!devices.isEmpty, account != nil, alias != nil, tagExpression != nil, all].filter { $0 }.count
@@ -47,6 +50,7 @@ struct ServerSchedule: AsyncParsableCommand {
         if let tagExpression, (try? JSONSerialization.jsonObject(with: Data(tagExpression.utf8))) as? [String: Any] == nil {
             throw ValidationError("--tag-expression takes a JSON object, e.g. '{\"tag\": \"news\"}'")
         }
+        if atomic, devices.isEmpty { throw ValidationError("--atomic takes --device, not an audience") }
         if request != nil, id != nil { throw ValidationError("give --request or --id with fields, not both") }
         if request == nil, id == nil { throw ValidationError("give --id (with --title, --body ...) or --request FILE") }
         if seconds != nil, components != nil { throw ValidationError("give --in or calendar components, not both") }
@@ -99,6 +103,10 @@ struct ServerSchedule: AsyncParsableCommand {
                 try report(audience: answer, identifier: object["identifier"] as? String ?? "?")
                 return
             }
+            if atomic {
+                try await scheduleAll(object, client)
+                return
+            }
             let answer: ServerAPIClient.Answer =
                 if devices.count == 1 {
                     try await client.send(
@@ -126,6 +134,30 @@ struct ServerSchedule: AsyncParsableCommand {
             }
             if !failed.isEmpty { throw ExitCode(1) }
         }
+    }
+
+    /// Sends the request for every device in one all-or-nothing call, and reports what was stored or why nothing was.
+    private func scheduleAll(_ object: [String: Any], _ client: ServerAPIClient) async throws {
+        let answer = try await client.send(
+            "POST", "v1/requests", body: ["devices": devices, "request": object, "atomic": true], accepting: [422])
+        if options.json { try CLIOutput.printJSON(answer.json ?? [:]) }
+        let result = answer.json as? [String: Any] ?? [:]
+        let failed = result["failed"] as? [String: Any] ?? [:]
+        let identifier = object["identifier"] as? String ?? "?"
+        if !options.json {
+            if failed.isEmpty {
+                CLIOutput.print("scheduled \(identifier) for all \(Set(devices).count) devices (atomic)")
+            } else {
+                CLIOutput.print(
+                    "nothing scheduled (atomic): refused for \(failed.count) of \(Set(devices).count) devices")
+                for (device, failure) in failed.sorted(by: { $0.key < $1.key }) {
+                    let failure = failure as? [String: Any] ?? [:]
+                    CLIOutput.print(
+                        "  \(device): \(failure["reason"] as? String ?? "?") \(failure["detail"] as? String ?? "")")
+                }
+            }
+        }
+        if !failed.isEmpty { throw ExitCode(1) }
     }
 }
 
