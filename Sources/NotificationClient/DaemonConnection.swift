@@ -28,6 +28,8 @@ public actor DaemonConnection {
         /// (requests need no back-pressure here: each waits for its reply, and the daemon reads at most a few ahead).
         var channel: any Channel
         var generation: UInt64
+        /// Whether the daemon agreed on protocol version 2: adds go as ``CompactFrame``s where they fit.
+        var compact: Bool
     }
 
     public nonisolated let socketPath: String
@@ -44,7 +46,8 @@ public actor DaemonConnection {
     /// started by a request and ends at the first deadline it reaches with nothing waiting, so it outlives the last
     /// request by at most one reply timeout.
     private var replyWatch: Task<Void, Never>?
-    private var welcome: CheckedContinuation<Void, any Error>?
+    /// The new connection's wait for the daemon's welcome, which names the connection's protocol version.
+    private var welcome: CheckedContinuation<Int, any Error>?
     private var foreground: (any ForegroundApp)?
     private var remoteReceiver: (any RemoteNotificationReceiver)?
     private var extensionHost: (any ServiceExtensionHost)?
@@ -76,7 +79,11 @@ public actor DaemonConnection {
         // Encoded here, so a request the wire cannot carry fails alone, at once, instead of ending the connection.
         let frame: Data
         do {
-            frame = try WireProtocol.encode(ClientMessage.request(id: id, request))
+            if link.compact, case .add(let spec) = request, let compact = CompactFrame.add(id: id, spec) {
+                frame = compact
+            } else {
+                frame = try WireProtocol.encode(ClientMessage.request(id: id, request))
+            }
         } catch {
             throw EngineError(.invalidArgument, "the request cannot be sent to unotifyd: \(error)")
         }
@@ -209,15 +216,16 @@ public actor DaemonConnection {
                 }
             }
         let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
-        let link = Link(outgoing: sink, channel: channel.channel, generation: generation)
         Task { await self.pump(channel, outgoing: outgoing, generation: generation) }
         let timer = Task { [replyTimeout] in
             try await Task.sleep(for: replyTimeout)
             self.welcomeTimedOut(generation: generation)
         }
         defer { timer.cancel() }
+        let version: Int
         do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            // Versions 1 to 2: a daemon of version 1 ignores the newest and welcomes with 1 (JSON lines only).
+            version = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 welcome = continuation
                 sink.yield(.hello(Hello(appID: appID, processID: ProcessInfo.processInfo.processIdentifier)))
             }
@@ -226,7 +234,7 @@ public actor DaemonConnection {
             try? await channel.channel.close()
             throw error
         }
-        return link
+        return Link(outgoing: sink, channel: channel.channel, generation: generation, compact: version >= 2)
     }
 
     /// Runs the connection until it closes, then fails what waits on it.
@@ -250,7 +258,7 @@ public actor DaemonConnection {
                     }
                     defer { group.cancelAll() }
                     for try await line in inbound {
-                        guard let message = try? WireProtocol.decode(ServerMessage.self, from: Data(line.readableBytesView))
+                        guard let message = try? WireProtocol.decodeServerMessage(from: Data(line.readableBytesView))
                         else { break }
                         await self.received(message)
                     }
@@ -262,8 +270,8 @@ public actor DaemonConnection {
 
     private func received(_ message: ServerMessage) {
         switch message {
-        case .welcome:
-            welcome?.resume()
+        case .welcome(let accepted):
+            welcome?.resume(returning: accepted.protocolVersion)
             welcome = nil
         case .reply(let id, let reply):
             waiting.removeValue(forKey: id)?.continuation.resume(returning: reply)

@@ -72,14 +72,26 @@ extension DaemonOptions {
     }
 
     /// Runs a server-mode worker until SIGINT or SIGTERM (see ``DaemonServerMode/run()``); SIGHUP reads the API's
-    /// token file again (``DaemonServerMode/reloadAPITokens(logger:)``) without a restart.
+    /// token file again (``DaemonServerMode/reloadAPITokens(logger:)``) and its TLS certificate and key
+    /// (``DaemonServerMode/reloadAPICertificate(logger:)``) without a restart.
     ///
     /// - Throws: ``DaemonError`` when the key cannot be read or the database cannot be migrated.
     public func runServerUntilSignalled() async throws {
         let server = try makeServer()
-        let reloads = NotificationDaemon.onSignal(SIGHUP) { server.reloadAPITokens() }
+        let reloads = NotificationDaemon.onSignal(SIGHUP) {
+            server.reloadAPITokens()
+            server.reloadAPICertificate()
+        }
         defer { reloads.cancel() }
         try await NotificationDaemon.untilSignalled { try await server.run() }
+    }
+
+    /// How long a worker's transaction may sit idle before PostgreSQL ends it (the store's `idleTransactionTimeout`):
+    /// 10 seconds, or a quarter of the claim lease when that is shorter, so that a worker frozen in the middle of a
+    /// claim loses it before the rows it marked could be claimed by another worker (docs/server-mode.md, "A worker
+    /// frozen past its lease").
+    static func idleTransactionTimeout(claimLease: TimeInterval) -> Duration {
+        .milliseconds(Int(min(10, claimLease / 4) * 1000))
     }
 
     /// The server-mode worker these options describe: its APNs clients made and its key read, nothing connected
@@ -100,7 +112,8 @@ extension DaemonOptions {
                 configuration: try PostgresNotificationStore.configuration(databaseURL: database),
                 logger: Logger(label: "unotifyd.server"),
                 connectionWait: .seconds(databaseConnectionWait ?? 15),
-                callDeadline: .seconds(databaseCallDeadline ?? 120))
+                callDeadline: .seconds(databaseCallDeadline ?? 120),
+                idleTransactionTimeout: Self.idleTransactionTimeout(claimLease: claimLease ?? EngineConfiguration().claimLease))
         } catch {
             throw DaemonError(.invalidConfiguration, "--database: \(error)")
         }
@@ -129,15 +142,17 @@ extension DaemonOptions {
             throw DaemonError(.invalidConfiguration, "--api-token-file \(apiTokenFile): \(error)")
         }
         var configuration = ServerAPIConfiguration(host: address.host, port: address.port, allowsRemote: apiAllowRemote)
+        var certificate: ServerAPICertificate?
         if let apiTLSCertificate, let apiTLSKey {
             let tls = ServerAPITLS(certificatePath: apiTLSCertificate, keyPath: apiTLSKey)
             // Read now: a file that cannot be used stops the worker at start (exit status 78), not at a connection.
-            do { _ = try tls.serverConfiguration() } catch let error as ServerAPIError {
+            // Read again on SIGHUP (``DaemonServerMode/reloadAPICertificate(logger:)``).
+            do { certificate = try ServerAPICertificate(tls) } catch let error as ServerAPIError {
                 throw DaemonError(.invalidConfiguration, "--api-tls-certificate / --api-tls-key: \(error.detail)")
             }
             configuration.tls = tls
         }
-        return DaemonServerMode.API(configuration: configuration, credentials: credentials)
+        return DaemonServerMode.API(configuration: configuration, credentials: credentials, certificate: certificate)
     }
 
     /// A client for `server` (host:port).

@@ -174,14 +174,20 @@ public struct DaemonOptions: ParsableArguments {
         name: .customLong("api-token-file"),
         help: ArgumentHelp(
             "With --server: the API's bearer tokens, read again on SIGHUP (required unless --api-address off).",
-            discussion: "One token of at least 16 characters, or one line NAME TOKEN per client (# comments); the client's name is logged."))
+            discussion: """
+                One token of at least 16 characters, or one line NAME TOKEN [SCOPES] per client (# comments; scopes \
+                read,schedule,devices, all when none are given); the client's name is logged.
+                """))
     var apiTokenFile: String?
 
     @Option(
         name: .customLong("api-tls-certificate"),
         help: ArgumentHelp(
             "With --server: a PEM certificate (chain): the API serves HTTPS only (with --api-tls-key).",
-            discussion: "A host beyond loopback still needs --api-allow-remote; without TLS it is served with a warning."))
+            discussion: """
+                A host beyond loopback still needs --api-allow-remote; without TLS it is served with a warning. \
+                Read again with the key on SIGHUP: new connections get a renewed certificate without a restart.
+                """))
     var apiTLSCertificate: String?
 
     @Option(name: .customLong("api-tls-key"), help: "With --server: the PEM private key of --api-tls-certificate.")

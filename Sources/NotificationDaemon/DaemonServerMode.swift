@@ -34,16 +34,23 @@ public struct DaemonServerMode: Sendable {
         public var configuration: ServerAPIConfiguration
         /// The tokens a request may bring (`--api-token-file`, read again by ``DaemonServerMode/reloadAPITokens()``).
         public var credentials: ServerAPICredentials
+        /// The TLS pair of ``ServerAPIConfiguration/tls`` (`--api-tls-certificate`, `--api-tls-key`), read again by
+        /// ``DaemonServerMode/reloadAPICertificate(logger:)``; `nil` without TLS, or to read the files once at start.
+        public var certificate: ServerAPICertificate?
 
         /// Creates the API settings with one token.
         public init(configuration: ServerAPIConfiguration, token: String) {
             self.init(configuration: configuration, credentials: ServerAPICredentials(tokens: ServerAPITokens(token: token)))
         }
 
-        /// Creates the API settings with each client's token.
-        public init(configuration: ServerAPIConfiguration, credentials: ServerAPICredentials) {
+        /// Creates the API settings with each client's token, and the TLS pair to serve (reloadable).
+        public init(
+            configuration: ServerAPIConfiguration, credentials: ServerAPICredentials,
+            certificate: ServerAPICertificate? = nil
+        ) {
             self.configuration = configuration
             self.credentials = credentials
+            self.certificate = certificate
         }
     }
 
@@ -77,6 +84,30 @@ public struct DaemonServerMode: Sendable {
                 "the API token file was refused; the tokens in use stay",
                 metadata: ["file": "\(file)", "error": "\(error)", "clients": "\(kept.clients)"])
             return kept
+        }
+    }
+
+    /// Reads the API's TLS certificate and key again (on SIGHUP, with the token file) and logs the outcome: at `notice`
+    /// level when the new pair is used for every connection from now on (connections already open keep theirs), at
+    /// `error` level with why when it is refused (a file that cannot be read, a key that is not the certificate's), in
+    /// which case the pair in use stays.
+    ///
+    /// - Returns: Whether a new pair is in use; `false` without TLS or when the files were refused.
+    @discardableResult
+    public func reloadAPICertificate(logger: Logger = Logger(label: "unotifyd.server")) -> Bool {
+        guard let certificate = api?.certificate else { return false }
+        let files: Logger.Metadata = [
+            "certificate": "\(certificate.tls.certificatePath)", "key": "\(certificate.tls.keyPath)",
+        ]
+        do {
+            try certificate.reload()
+            logger.notice("read the API's TLS certificate and key again; new connections use them", metadata: files)
+            return true
+        } catch {
+            var metadata = files
+            metadata["error"] = "\(error)"
+            logger.error("the API's TLS certificate or key was refused; the pair in use stays", metadata: metadata)
+            return false
         }
     }
 
@@ -118,7 +149,7 @@ public struct DaemonServerMode: Sendable {
                 // The API and the worker stop together: the API failing (a port in use) stops the worker too.
                 let server = ServerAPI(
                     devices: worker.devices, credentials: api.credentials, configuration: api.configuration,
-                    metrics: metrics, logger: logger)
+                    metrics: metrics, certificate: api.certificate, logger: logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await worker.run() }
                     group.addTask { [onAPIListening] in

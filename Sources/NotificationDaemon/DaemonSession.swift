@@ -15,6 +15,7 @@ import Synchronization
 final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExtensionHost, ContentExtension, Sendable {
     private struct State {
         var appID: String?
+        var speaksCompactFrames = false
         var queued = 0
         /// Requests read and not yet answered on the socket (queued for the worker, worked on, or answered but not
         /// yet written).
@@ -36,10 +37,16 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
     private let maximumQueued: Int
     private let answerTimeout: TimeInterval
     private let closeConnection: @Sendable () -> Void
+    private let writeDirectly: @Sendable (Data, _ written: @escaping @Sendable () -> Void) -> Void
 
+    /// - Parameters:
+    ///   - outgoing: The writer task's queue, for events (messages the daemon starts).
+    ///   - writeDirectly: Writes a frame to the socket from the calling thread and calls `written` once it went out
+    ///     (or failed): replies, failures and the welcome take this way, without a hand-over to the writer task.
     init(
         id: UInt64, peerProcessID: Int32 = 0, outgoing: AsyncStream<ServerMessage>.Continuation, maximumQueued: Int,
         maximumUnansweredRequests: Int = 32, answerTimeout: TimeInterval,
+        writeDirectly: @escaping @Sendable (Data, _ written: @escaping @Sendable () -> Void) -> Void,
         closeConnection: @escaping @Sendable () -> Void
     ) {
         self.id = id
@@ -48,6 +55,7 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         self.maximumQueued = maximumQueued
         self.maximumUnansweredRequests = max(1, maximumUnansweredRequests)
         self.answerTimeout = answerTimeout
+        self.writeDirectly = writeDirectly
         self.closeConnection = closeConnection
     }
 
@@ -56,9 +64,18 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         set { state.withLock { $0.appID = newValue } }
     }
 
-    /// Queues a message; a client whose queue is full is disconnected, so it cannot stall anyone.
+    /// Whether the client agreed on protocol version 2 in its hello: it may send ``CompactFrame``s, and its adds are
+    /// answered with one.
+    var speaksCompactFrames: Bool {
+        get { state.withLock { $0.speaksCompactFrames } }
+        set { state.withLock { $0.speaksCompactFrames = newValue } }
+    }
+
+    /// Sends a message: an answer (a reply, a failure, the welcome) is written to the socket at once; an event is
+    /// queued for the writer task, and a client whose queue is full is disconnected, so it cannot stall anyone.
     @discardableResult
     func send(_ message: ServerMessage) -> Bool {
+        if message.isAnswer { return answer(message) }
         let accepted = state.withLock { state -> Bool in
             guard !state.closed, state.queued < maximumQueued else { return false }
             state.queued += 1
@@ -72,7 +89,44 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         return true
     }
 
-    /// Called by the writer after each message went out.
+    /// Writes an answer from the calling thread (a request's worker, or the reader). An answer the wire cannot carry
+    /// is replaced by a `failure` naming why, so the request is still answered.
+    private func answer(_ message: ServerMessage) -> Bool {
+        let (closed, compact) = state.withLock { ($0.closed, $0.speaksCompactFrames) }
+        guard !closed else { return false }
+        let frame: Data
+        do {
+            if compact, case .reply(let id, .done) = message {
+                frame = CompactFrame.done(id: id)
+            } else {
+                frame = try WireProtocol.encode(message)
+            }
+        } catch {
+            guard case .reply(let id, _) = message,
+                let failure = try? WireProtocol.encode(
+                    ServerMessage.failure(id: id, WireFailure(code: "storeFailure", message: "the reply cannot be encoded: \(error)")))
+            else {
+                close()
+                return false
+            }
+            frame = failure
+        }
+        writeDirectly(frame) { [self] in didAnswer(message) }
+        return true
+    }
+
+    /// Called once an answer went out (or could not): counts a request answered.
+    private func didAnswer(_ message: ServerMessage) {
+        guard message.answersRequest else { return }
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.unansweredRequests -= 1
+            defer { state.roomWaiter = nil }
+            return state.unansweredRequests < maximumUnansweredRequests ? state.roomWaiter : nil
+        }
+        waiter?.resume()
+    }
+
+    /// Called by the writer after each event went out.
     func didWrite(_ message: ServerMessage) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.queued -= 1
@@ -245,6 +299,17 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         func finish() async {
             session.answer(eventID: eventID, with: nil)
             session.send(.serviceExtensionFinished(eventID: eventID))
+        }
+    }
+}
+
+extension ServerMessage {
+    /// Whether the daemon sends it in answer to the client (a reply, a failure, the welcome): written to the socket at
+    /// once, where events go through the session's writer task.
+    fileprivate var isAnswer: Bool {
+        switch self {
+        case .reply, .failure, .welcome: true
+        default: false
         }
     }
 }

@@ -139,7 +139,9 @@ public actor NotificationDaemon {
         let sqliteStore = scheduler.store as? SQLiteNotificationStore
         _ = sqliteStore?.changedElsewhere()
         let monitor = StoreFileMonitor(storePath: configuration.storePath) {
-            if sqliteStore?.changedElsewhere() ?? true { scheduler.storeDidChange() }
+            // While one of the store's own writes is in flight, that write's transaction answers the check.
+            guard let sqliteStore else { return scheduler.storeDidChange() }
+            sqliteStore.checkChangedElsewhere { scheduler.storeDidChange() }
         }
         // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
         let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
@@ -311,7 +313,12 @@ public actor NotificationDaemon {
             id: id, peerProcessID: credential.processID, outgoing: outgoingSink,
             maximumQueued: configuration.maximumQueuedMessages,
             maximumUnansweredRequests: configuration.maximumUnansweredRequests,
-            answerTimeout: configuration.answerTimeout, closeConnection: { rawChannel.close(promise: nil) })
+            answerTimeout: configuration.answerTimeout,
+            writeDirectly: { frame, written in
+                // From the worker's thread straight to the socket: no hand-over to the writer task for a reply.
+                rawChannel.writeAndFlush(ByteBuffer(bytes: frame)).whenComplete { _ in written() }
+            },
+            closeConnection: { rawChannel.close(promise: nil) })
         let admitted = sessions.withLock { sessions in
             let fromPeer = sessions.values.count { $0.peerProcessID == credential.processID }
             guard fromPeer < configuration.maximumConnectionsPerPeer else { return false }
@@ -367,8 +374,19 @@ public actor NotificationDaemon {
                 }
                 do {
                     for try await line in inbound {
-                        guard let message = try? WireProtocol.decode(ClientMessage.self, from: Data(line.readableBytesView))
-                        else {
+                        let bytes = Data(line.readableBytesView)
+                        let message: ClientMessage
+                        do {
+                            // A binary frame only from a client that agreed on version 2 in its hello.
+                            guard session.speaksCompactFrames || !CompactFrame.isFrame(bytes) else {
+                                throw CompactFrame.Malformed(description: "a frame before protocol version 2 was agreed")
+                            }
+                            message = try WireProtocol.decodeClientMessage(from: bytes)
+                        } catch let error as CompactFrame.Malformed {
+                            session.send(
+                                .failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message: \(error)")))
+                            break
+                        } catch {
                             session.send(.failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
                             break
                         }
@@ -411,13 +429,20 @@ public actor NotificationDaemon {
     ) -> Bool {
         switch message {
         case .hello(let hello):
-            guard hello.protocolVersion == WireProtocol.version else {
+            guard
+                let version = WireProtocol.agreedVersion(
+                    oldest: hello.protocolVersion, newest: hello.newestProtocolVersion)
+            else {
+                let client =
+                    hello.newestProtocolVersion.map { "\(hello.protocolVersion) to \($0)" } ?? "\(hello.protocolVersion)"
                 session.send(
                     .failure(
                         id: nil,
                         WireFailure(
                             code: "protocolMismatch",
-                            message: "unotifyd speaks protocol \(WireProtocol.version), the client \(hello.protocolVersion)")))
+                            message:
+                                "unotifyd speaks protocol \(WireProtocol.oldestVersion) to \(WireProtocol.version), the client \(client)"
+                        )))
                 return false
             }
             guard session.appID == nil else {
@@ -431,7 +456,8 @@ public actor NotificationDaemon {
                 return false
             }
             session.appID = hello.appID
-            session.send(.welcome(Welcome(daemonVersion: Self.version)))
+            session.speaksCompactFrames = version >= 2
+            session.send(.welcome(Welcome(protocolVersion: version, daemonVersion: Self.version)))
         case .request(let id, let request):
             guard session.appID != nil else {
                 session.send(.failure(id: id, WireFailure(code: "malformed", message: "hello first")))

@@ -56,10 +56,13 @@ extension NotificationScheduler {
     /// Whether the app's folder in the data store has anything in it.
     private func hasStoredAttachments(appID: String) -> Bool {
         guard let root = configuration.attachmentStoreRoot else { return false }
-        var name = appID.replacingOccurrences(of: "/", with: "_")  // as the app side names the folder
+        // As the app side names the folder. Every add asks this (4.5% of a daemon add's CPU in `perf`), so the common
+        // name is not bridged to `NSString` for a replacement it does not need, and the path is concatenated:
+        // `URL(fileURLWithPath:)` asks the file system whether the root is a folder.
+        var name = appID.utf8.contains(UInt8(ascii: "/")) ? appID.replacingOccurrences(of: "/", with: "_") : appID
         while name.hasPrefix(".") { name = "_" + name.dropFirst() }
-        let folder = URL(fileURLWithPath: root).appendingPathComponent(name.isEmpty ? "_" : name)
-        return Self.hasEntries(folder.path)
+        let separator = root.hasSuffix("/") ? "" : "/"
+        return Self.hasEntries(root + separator + (name.isEmpty ? "_" : name))
     }
 
     /// Whether the folder at `path` exists and holds anything: every add asks, so this reads no more of the folder

@@ -279,7 +279,7 @@ public struct DeviceScheduler: Sendable {
 
     /// The device when it exists and is active.
     /// - Throws: ``DeviceError`` with ``DeviceError/Code/unknownDevice`` or ``DeviceError/Code/inactiveDevice``.
-    private static func active(_ device: Device?, id: String) throws -> Device {
+    static func active(_ device: Device?, id: String) throws -> Device {
         guard let device else { throw unknown(id) }
         guard device.isActive else {
             throw DeviceError(.inactiveDevice, "device '\(id)' is inactive: APNs reported its token gone")

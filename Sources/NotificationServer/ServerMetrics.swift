@@ -83,6 +83,27 @@ public final class ServerMetrics: Sendable {
             labels: [("worker", worker)])
     }
 
+    /// Buckets of the store's waits for a pooled connection: from a millisecond to a minute (the connection wait is
+    /// 15 seconds by default, `--database-connection-wait`).
+    public static let connectionWaitBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
+        .milliseconds(500), .seconds(1), .seconds(5), .seconds(15), .seconds(30), .seconds(60),
+    ]
+
+    /// Counts `store`'s calls on its connection pool in this worker's registry, labelled with the worker's name:
+    /// `unotify_database_calls_in_flight`, `unotify_database_connection_wait_seconds` and
+    /// `unotify_database_call_failures_total{reason}` (``PostgresNotificationStore/exportMetrics(to:dimensions:)``,
+    /// through swift-metrics). ``ServerWorker`` calls it for its store.
+    ///
+    /// ```swift
+    /// metrics.exportDatabaseMetrics(of: store)
+    /// ```
+    public func exportDatabaseMetrics(of store: PostgresNotificationStore) {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["unotify_database_connection_wait_seconds"] = Self.connectionWaitBuckets
+        store.exportMetrics(to: factory, dimensions: [("worker", worker)])
+    }
+
     /// Records one answer of the server API (``ServerAPI``'s metrics middleware calls it for every request).
     ///
     /// - Parameters:

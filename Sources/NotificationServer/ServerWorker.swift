@@ -69,7 +69,8 @@ public struct ServerWorker: Sendable {
     ///   - production: The APNs client for production devices.
     ///   - clock: The engine's clock: the system's time in UTC by default (``utcClock``).
     ///   - configuration: The engine's settings; Apple's pending cap of 64 applies per device.
-    ///   - metrics: Where the worker's figures are counted; a registry of its own by default.
+    ///   - metrics: Where the worker's figures are counted, the store's pool's too
+    ///     (``ServerMetrics/exportDatabaseMetrics(of:)``); a registry of its own by default.
     ///   - logger: Where the engine and the presenter log.
     public init(
         store: PostgresNotificationStore, development: APNsClient, production: APNsClient,
@@ -88,6 +89,8 @@ public struct ServerWorker: Sendable {
             metrics.recordClaimRenewal(event)
             observer?(event)
         }
+        // The pool's figures (calls in flight, waits for a connection, calls failed) on the worker's /metrics.
+        metrics.exportDatabaseMetrics(of: store)
         presenter = APNsPresenter(
             store: store, development: development, production: production, clock: clock, metrics: metrics,
             logger: logger)

@@ -22,6 +22,9 @@ extension ConnectionLease {
         /// The call's number, unique in its lease.
         let number: UInt64
         private let state: Mutex<State>
+        /// Whether the call counts among the calls in flight (``DatabaseMetrics/inFlight``): from its lease until it
+        /// is answered or its work ends, whichever comes first.
+        private let counted = Atomic<Bool>(false)
 
         /// Creates a call whose answer goes to `caller`.
         init(number: UInt64, caller: CheckedContinuation<T, any Error>) {
@@ -50,6 +53,14 @@ extension ConnectionLease {
             }
         }
 
+        /// Starts counting the call in flight; `true` the first time only.
+        func startCounting() -> Bool { !counted.exchange(true, ordering: .relaxed) }
+
+        /// Stops counting the call in flight; `true` only for the first call after ``startCounting()``.
+        func stopCounting() -> Bool {
+            counted.compareExchange(expected: true, desired: false, ordering: .relaxed).exchanged
+        }
+
         /// Gives up waiting for a connection: `true` unless the call has one already (or was answered).
         func giveUp() -> Bool {
             state.withLock { state in
@@ -61,9 +72,13 @@ extension ConnectionLease {
 
         /// Answers the caller with `result` unless it was answered already.
         ///
+        /// - Parameters:
+        ///   - result: The answer.
+        ///   - answering: Runs once this is known to answer the caller, before the caller resumes (the lease counts
+        ///     its failures there, so a caller reading the figures next sees its own call counted).
         /// - Returns: Whether this answered the caller.
         @discardableResult
-        func answer(_ result: Result<T, any Error>) -> Bool {
+        func answer(_ result: Result<T, any Error>, answering: () -> Void = {}) -> Bool {
             let taken = state.withLock { state -> (CheckedContinuation<T, any Error>, [@Sendable () -> Void])? in
                 guard let caller = state.caller else { return nil }
                 let stops = state.stops
@@ -71,15 +86,19 @@ extension ConnectionLease {
                 return (caller, stops)
             }
             guard let (caller, stops) = taken else { return false }
+            answering()
             caller.resume(with: result)
             for stop in stops { stop() }
             return true
         }
 
-        /// Answers the caller with `error` unless it was answered already.
+        /// Answers the caller with `error` unless it was answered already; `answering` runs first when it does (see
+        /// ``answer(_:answering:)``).
         ///
         /// - Returns: Whether this answered the caller.
         @discardableResult
-        func fail(_ error: any Error) -> Bool { answer(.failure(error)) }
+        func fail(_ error: any Error, answering: () -> Void = {}) -> Bool {
+            answer(.failure(error), answering: answering)
+        }
     }
 }

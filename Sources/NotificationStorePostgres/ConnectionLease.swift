@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import NotificationEngine
@@ -46,6 +47,10 @@ final class ConnectionLease: Sendable {
     private let watched = Mutex<[PostgresConnection.ID: [UInt64: @Sendable (any Error) -> Bool]]>([:])
     /// The number of the last call.
     private let calls = Atomic<UInt64>(0)
+    /// How many calls hold a connection now (``DatabaseMetrics/inFlight``).
+    private let holding = Atomic<Int>(0)
+    /// Where the calls are counted, once ``export(to:)`` was called.
+    private let metrics = Mutex<DatabaseMetrics?>(nil)
 
     /// Creates the lease of a pool.
     ///
@@ -72,23 +77,33 @@ final class ConnectionLease: Sendable {
         deadline: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let number = calls.add(1, ordering: .relaxed).newValue
+        let started = ContinuousClock.now
         return try await withCheckedThrowingContinuation { (caller: CheckedContinuation<T, any Error>) in
             let call = Call(number: number, caller: caller)
             let work = Task {
                 do {
                     let value = try await self.client.withConnection { connection in
                         guard call.lease() else { throw CancellationError() }
+                        self.recordWait(since: started)
+                        // In flight until answered or done: a body PostgresNIO never resumes (see above) stops
+                        // counting when its caller is failed.
+                        if call.startCounting() { self.hold(1) }
+                        call.onAnswer { if call.stopCounting() { self.hold(-1) } }
+                        defer { if call.stopCounting() { self.hold(-1) } }
                         if let deadline {
                             let expiry = Task { await self.expire(call, on: connection, after: deadline) }
                             call.onAnswer { expiry.cancel() }
                         }
-                        self.watch(connection, number: number) { call.fail($0) }
+                        self.watch(connection, number: number) { error in
+                            call.fail(error) { self.count(.connectionClosed) }
+                        }
                         defer { self.unwatch(connection, number: number) }
                         return try await body(connection)
                     }
                     call.answer(.success(value))
                 } catch {
-                    call.fail(Self.lostConnection(error) ?? error)
+                    let lost = Self.lostConnection(error)
+                    call.fail(lost ?? error) { if lost != nil { self.count(.connectionClosed) } }
                 }
             }
             let timer = Task { await self.giveUp(call) }
@@ -99,16 +114,52 @@ final class ConnectionLease: Sendable {
         }
     }
 
+    // MARK: - Metrics
+
+    /// Counts the calls from now on with `factory` (``DatabaseMetrics``), each figure with `dimensions`; the calls
+    /// holding a connection now are counted in the gauge at once.
+    func export(to factory: any MetricsFactory, dimensions: [(String, String)]) {
+        let figures = DatabaseMetrics(factory: factory, dimensions: dimensions)
+        metrics.withLock { metrics in
+            metrics = figures
+            figures.inFlight.record(holding.load(ordering: .relaxed))
+        }
+    }
+
+    /// Adds `change` to the calls holding a connection, and sets the gauge.
+    private func hold(_ change: Int) {
+        metrics.withLock { metrics in
+            let now = holding.add(change, ordering: .relaxed).newValue
+            metrics?.inFlight.record(now)
+        }
+    }
+
+    /// Records a call's wait for its connection, from `started` to now.
+    private func recordWait(since started: ContinuousClock.Instant) {
+        let waited = ContinuousClock.now - started
+        metrics.withLock { $0 }?.recordWait(waited)
+    }
+
+    /// Counts a call the lease failed itself.
+    private func count(_ failure: DatabaseMetrics.Failure) {
+        metrics.withLock { $0 }?.failures[failure]?.increment()
+    }
+
+    // MARK: - Failing calls
+
     /// Fails `call` when it got no connection within the wait.
     private func giveUp<T: Sendable>(_ call: Call<T>) async {
         let wait = self.wait
+        let started = ContinuousClock.now
         do { try await Task.sleep(for: wait) } catch { return }
         guard call.giveUp() else { return }
+        recordWait(since: started)
         call.fail(
             EngineError(
                 .storeFailure,
                 "PostgreSQL gave no connection within \(wait) (the server is unreachable, or every connection of the "
-                    + "pool stayed busy that long)"))
+                    + "pool stayed busy that long)")
+        ) { count(.connectionWaitTimeout) }
     }
 
     /// Fails `call` when it still runs on `connection` after `deadline`, and closes the connection.
@@ -117,7 +168,7 @@ final class ConnectionLease: Sendable {
     ) async {
         do { try await Task.sleep(for: deadline) } catch { return }
         let message = "PostgreSQL did not answer within \(deadline); the connection was closed"
-        guard call.fail(EngineError(.storeFailure, message)) else { return }
+        guard call.fail(EngineError(.storeFailure, message), answering: { count(.callDeadline) }) else { return }
         logger.warning("\(message)", metadata: ["psql_connection_id": "\(connection.id)"])
         try? await connection.close()
     }
@@ -153,6 +204,7 @@ final class ConnectionLease: Sendable {
             guard let self else { return }
             let calls = self.watched.withLock { $0.removeValue(forKey: id) } ?? [:]
             let message = "the connection to PostgreSQL closed during the call (the server stopped, or cut it)"
+            // Each call answered here is counted as it is answered (the closure given to `watch`).
             let failed = calls.values.filter { fail in fail(EngineError(.storeFailure, message)) }.count
             if failed > 0 { self.logger.warning("\(message)", metadata: ["psql_connection_id": "\(id)"]) }
         }

@@ -200,6 +200,34 @@ extension PostgresNotificationStore {
         }
     }
 
+    /// The active devices a target reaches, by identifier, a page at a time: what a push to `target` would fan out
+    /// to (unknown and inactive devices of a ``PushTarget/devices(_:)`` list are left out).
+    ///
+    /// ```swift
+    /// var after: String?
+    /// while case let page = try await store.deviceIDs(reachedBy: .account("alice"), after: after), !page.isEmpty {
+    ///     after = page.last
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - target: Who is reached.
+    ///   - after: The last identifier of the previous page; `nil` for the first page.
+    ///   - limit: How many at most (at most ``AudienceLimits/devicesPerPage``).
+    /// - Throws: What the server answers.
+    public func deviceIDs(reachedBy target: PushTarget, after: String? = nil, limit: Int = AudienceLimits.devicesPerPage)
+        async throws -> [String]
+    {
+        let query = target.pageQuery(after: after, limit: min(max(0, limit), AudienceLimits.devicesPerPage))
+        return try await read { connection, logger in
+            var ids: [String] = []
+            for try await (id, _) in try await connection.query(query, logger: logger).decode((String, String).self) {
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
     /// How many active devices' tags match an expression.
     ///
     /// - Throws: What the server answers.

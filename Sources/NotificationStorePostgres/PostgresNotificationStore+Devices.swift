@@ -176,27 +176,34 @@ extension PostgresNotificationStore {
     /// - Throws: What the server answers.
     public func setFloating(_ marks: [(deviceID: String, identifier: String, floating: Bool)]) async throws {
         guard !marks.isEmpty else { return }
+        try await transaction { connection, logger in try await Self.writeFloatingMarks(marks, connection, logger) }
+    }
+
+    /// Writes floating marks in one statement: clears the marks of the requests that do not float, adds the others
+    /// (for a device that still exists); for a device and identifier given more than once, the last counts.
+    static func writeFloatingMarks(
+        _ marks: [(deviceID: String, identifier: String, floating: Bool)], _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws {
+        guard !marks.isEmpty else { return }
         var last: [String: Int] = [:]
         for (index, mark) in marks.enumerated() { last[mark.deviceID + "\u{0}" + mark.identifier] = index }
         let kept = marks.indices.filter { last[marks[$0].deviceID + "\u{0}" + marks[$0].identifier] == $0 }
         let devices = kept.map { marks[$0].deviceID }
         let identifiers = kept.map { marks[$0].identifier }
         let floating = kept.map { marks[$0].floating }
-        try await transaction { connection, logger in
-            // One statement: clears the marks of the requests that do not float, adds the others.
-            try await connection.query(
-                """
-                WITH t AS (
-                    SELECT * FROM unnest(\(devices)::text[], \(identifiers)::text[], \(floating)::bool[])
-                        AS t(device_id, identifier, floating)),
-                cleared AS (
-                    DELETE FROM device_floating f USING t
-                    WHERE f.device_id = t.device_id AND f.identifier = t.identifier AND NOT t.floating)
-                INSERT INTO device_floating (device_id, identifier)
-                SELECT t.device_id, t.identifier FROM t JOIN device d ON d.id = t.device_id WHERE t.floating
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-        }
+        try await connection.query(
+            """
+            WITH t AS (
+                SELECT * FROM unnest(\(devices)::text[], \(identifiers)::text[], \(floating)::bool[])
+                    AS t(device_id, identifier, floating)),
+            cleared AS (
+                DELETE FROM device_floating f USING t
+                WHERE f.device_id = t.device_id AND f.identifier = t.identifier AND NOT t.floating)
+            INSERT INTO device_floating (device_id, identifier)
+            SELECT t.device_id, t.identifier FROM t JOIN device d ON d.id = t.device_id WHERE t.floating
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 
     /// The device's pending requests that were scheduled with floating calendar components.

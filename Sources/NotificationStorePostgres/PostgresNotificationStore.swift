@@ -62,11 +62,26 @@ public final class PostgresNotificationStore: NotificationStore {
     ///     without closing the connection (a network cut) would otherwise keep the call waiting until TCP gives up.
     ///     Raise it when single calls are expected to take longer (very large batches); `nil` for no limit. A call
     ///     whose connection closes fails at once, whatever this is.
+    ///   - idleTransactionTimeout: How long the server lets one of this store's transactions sit idle between two
+    ///     statements before it ends the session (PostgreSQL's `idle_in_transaction_session_timeout`, sent when each
+    ///     connection starts; `nil` leaves the server's setting). A process frozen in the middle of a transaction (a
+    ///     suspended machine, a stopped process, a network cut that heals) otherwise keeps that transaction's row and
+    ///     advisory locks for as long as it is frozen, which no lease bounds: the rows a claim had locked are skipped
+    ///     by every other worker, and the apps a recording had locked wait. Keep it under the claim lease, so that a
+    ///     claim a frozen worker had not committed is ended before the rows it marked could be claimed again. The
+    ///     store's transactions never wait between statements for anything but their own process.
     public init(
         configuration: PostgresClient.Configuration, owner: String = UUID().uuidString,
         logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"),
-        connectionWait: Duration = .seconds(15), callDeadline: Duration? = .seconds(120)
+        connectionWait: Duration = .seconds(15), callDeadline: Duration? = .seconds(120),
+        idleTransactionTimeout: Duration? = .seconds(10)
     ) {
+        var configuration = configuration
+        if let idleTransactionTimeout {
+            let milliseconds = max(1, Int(idleTransactionTimeout / .milliseconds(1)))
+            configuration.options.additionalStartupParameters.append(
+                ("idle_in_transaction_session_timeout", "\(milliseconds)"))
+        }
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.owner = owner
@@ -96,11 +111,12 @@ public final class PostgresNotificationStore: NotificationStore {
     public static func withStore<T: Sendable>(
         configuration: PostgresClient.Configuration, owner: String = UUID().uuidString,
         logger: Logger = Logger(label: "OpenUserNotifications.PostgresStore"), connectionWait: Duration = .seconds(15),
-        callDeadline: Duration? = .seconds(120), _ body: (PostgresNotificationStore) async throws -> T
+        callDeadline: Duration? = .seconds(120), idleTransactionTimeout: Duration? = .seconds(10),
+        _ body: (PostgresNotificationStore) async throws -> T
     ) async throws -> T {
         let store = PostgresNotificationStore(
             configuration: configuration, owner: owner, logger: logger, connectionWait: connectionWait,
-            callDeadline: callDeadline)
+            callDeadline: callDeadline, idleTransactionTimeout: idleTransactionTimeout)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             defer { group.cancelAll() }

@@ -20,6 +20,16 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// The writer connection's `data_version` when ``changedElsewhere()`` last read it.
     private let seenDataVersion = Mutex<Int?>(nil)
 
+    /// The store's own writes in flight, and a check for other processes' commits that waits for one of them
+    /// (``checkChangedElsewhere(then:)``).
+    private struct ForeignCommitCheck {
+        var writesInFlight = 0
+        /// What to call when the deferred check finds a change; `nil` when no check waits.
+        var deferred: (@Sendable () -> Void)?
+    }
+
+    private let foreignCommitCheck = Mutex(ForeignCommitCheck())
+
     /// Opens (creating if needed) the store at `path`, creating missing parent folders and migrating the schema.
     ///
     /// - Throws: A GRDB `DatabaseError` when the file cannot be opened or migrated.
@@ -105,9 +115,46 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// log, then publishes the commit in the `-shm` index, which inotify does not report), and a plain read at that
     /// moment would answer `false` and miss the change until the next write to the file.
     public func changedElsewhere() -> Bool {
-        guard let version = try? writer.write({ db in try Int.fetchOne(db, sql: "PRAGMA data_version") }) else {
+        (try? writer.write { db in try dataVersionChanged(db) }) ?? true
+    }
+
+    /// Asks whether another connection committed, as ``changedElsewhere()`` does, and calls `onChange` if so; a
+    /// ``StoreFileMonitor``'s handler, at every write to the store's files.
+    ///
+    /// While a write of this store is in flight the check waits for it instead of taking the write lock itself: that
+    /// transaction reads `data_version` while it holds the lock, which answers for every commit the monitor heard
+    /// before (a commit needs the lock, so one the monitor heard has ended before this transaction got it). Under a
+    /// stream of adds the engine's own commits then cost no check each. When the last write in flight ends with the
+    /// check still waiting (it read `data_version` before the check was asked, or wrote nothing), the check runs then.
+    ///
+    /// ```swift
+    /// let monitor = StoreFileMonitor(storePath: path) { store.checkChangedElsewhere { scheduler.storeDidChange() } }
+    /// ```
+    public func checkChangedElsewhere(then onChange: @escaping @Sendable () -> Void) {
+        let deferred = foreignCommitCheck.withLock { check in
+            guard check.writesInFlight > 0 else { return false }
+            check.deferred = onChange
             return true
         }
+        if !deferred, changedElsewhere() { onChange() }
+    }
+
+    /// In a write transaction, before it commits: answers a deferred check when the transaction holds the write lock.
+    /// - Returns: What to call after the commit (another connection committed), or `nil`.
+    private func answerDeferredCheck(_ db: Database) throws -> (@Sendable () -> Void)? {
+        // Only a transaction that wrote holds the lock; one that only read may have read an older snapshot.
+        guard sqlite3_txn_state(db.sqliteConnection, nil) == SQLITE_TXN_WRITE,
+            let onChange = foreignCommitCheck.withLock({ check in
+                defer { check.deferred = nil }
+                return check.deferred
+            })
+        else { return nil }
+        return try dataVersionChanged(db) ? onChange : nil
+    }
+
+    /// Reads the connection's `data_version` and whether it differs from the last one read.
+    private func dataVersionChanged(_ db: Database) throws -> Bool {
+        let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
         return seenDataVersion.withLock { seen in
             defer { seen = version }
             return seen != version
@@ -118,9 +165,33 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// caller's thread. Unlike GRDB's own `async` methods it ignores the caller's cancellation: a transaction the
     /// engine started (recording a fire, releasing claims while stopping) is always committed or rolled back as a
     /// whole, never interrupted because the task that awaited it was cancelled.
+    ///
+    /// It also answers a check for other processes' commits waiting for it (``checkChangedElsewhere(then:)``).
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            writer.asyncWrite({ db in try updates(db) }, completion: { _, result in continuation.resume(with: result) })
+        foreignCommitCheck.withLock { $0.writesInFlight += 1 }
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.asyncWrite(
+                { db in (try updates(db), try self.answerDeferredCheck(db)) },
+                completion: { db, result in
+                    // After the commit (or the rollback), on the writer connection, outside a transaction.
+                    let stillDeferred = self.foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
+                        check.writesInFlight -= 1
+                        guard check.writesInFlight == 0 else { return nil }
+                        defer { check.deferred = nil }
+                        return check.deferred
+                    }
+                    if case .success((_, let onChange?)) = result { onChange() }
+                    if let stillDeferred {
+                        // The last write in flight did not answer it: check as changedElsewhere() does.
+                        var changed = true
+                        try? db.inTransaction(.immediate) {
+                            changed = try self.dataVersionChanged(db)
+                            return .commit
+                        }
+                        if changed { stillDeferred() }
+                    }
+                    continuation.resume(with: result.map(\.0))
+                })
         }
     }
 

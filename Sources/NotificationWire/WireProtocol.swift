@@ -3,16 +3,44 @@ import NotificationLocation
 import NotificationModel
 
 /// The protocol between apps (and `unotify`) and the per-user daemon `unotifyd`: one JSON object per line over a
-/// Unix-domain socket.
+/// Unix-domain socket, and from version 2 on also binary frames (``CompactFrame``) for an add and its reply.
 ///
-/// A connection starts with ``ClientMessage/hello(_:)``; the daemon answers ``ServerMessage/welcome(_:)`` or, for
-/// another protocol version, a ``ServerMessage/failure(id:_:)`` with code `protocolMismatch` and closes. Then the
+/// A connection starts with ``ClientMessage/hello(_:)``, naming the oldest and newest versions the client speaks;
+/// the daemon answers ``ServerMessage/welcome(_:)`` with the newest version both speak or, when they share none, a
+/// ``ServerMessage/failure(id:_:)`` with code `protocolMismatch` and closes. Then the
 /// client sends requests with ids and gets one reply per id, in any order; a client that attached as its app's
 /// running process also receives events (`willPresent`, `didReceive`) and answers them, as does one that attached
 /// a receiver of background pushes or a service extension.
 public enum WireProtocol {
-    /// The version both sides must speak. Bump it for any incompatible change of the messages below.
-    public static let version = 1
+    /// The newest version this build speaks: 2, which adds ``CompactFrame``s to version 1's JSON lines. Bump it for
+    /// any change of the messages below that an older peer would misread.
+    public static let version = 2
+
+    /// The oldest version this build still speaks: clients and daemons of version 1 (JSON lines only) are served.
+    public static let oldestVersion = 1
+
+    /// The version two peers use: the newest both speak, or `nil` when they share none.
+    ///
+    /// - Parameters:
+    ///   - oldest: The oldest version the peer speaks (``Hello/protocolVersion``).
+    ///   - newest: The newest version the peer speaks (``Hello/newestProtocolVersion``, `nil` for a peer of version
+    ///     1, which names one version only).
+    public static func agreedVersion(oldest: Int, newest: Int?) -> Int? {
+        let agreed = min(newest ?? oldest, version)
+        return agreed >= max(oldest, oldestVersion) ? agreed : nil
+    }
+
+    /// Reads one line from a client: a ``CompactFrame`` or JSON.
+    public static func decodeClientMessage(from line: Data) throws -> ClientMessage {
+        if CompactFrame.isFrame(line) { return try CompactFrame.clientMessage(from: line) }
+        return try decode(ClientMessage.self, from: line)
+    }
+
+    /// Reads one line from the daemon: a ``CompactFrame`` or JSON.
+    public static func decodeServerMessage(from line: Data) throws -> ServerMessage {
+        if CompactFrame.isFrame(line) { return try CompactFrame.serverMessage(from: line) }
+        return try decode(ServerMessage.self, from: line)
+    }
 
     /// The longest line the daemon accepts from a client; a longer one closes that connection.
     public static let maximumMessageSize = 1 << 20
@@ -100,13 +128,21 @@ extension ServerMessage {
 
 /// The first message of a connection.
 public struct Hello: Codable, Sendable, Hashable {
+    /// The oldest protocol version the client speaks (a client of version 1 names only this one).
     public var protocolVersion: Int
+    /// The newest protocol version the client speaks; `nil` when it speaks ``protocolVersion`` only. A daemon of
+    /// version 1 does not know this field and ignores it, so a newer client reaches it with ``protocolVersion`` 1.
+    public var newestProtocolVersion: Int?
     /// The bundle identifier the connection acts for.
     public var appID: String
     public var processID: Int32
 
-    public init(protocolVersion: Int = WireProtocol.version, appID: String, processID: Int32) {
+    public init(
+        protocolVersion: Int = WireProtocol.oldestVersion, newestProtocolVersion: Int? = WireProtocol.version,
+        appID: String, processID: Int32
+    ) {
         self.protocolVersion = protocolVersion
+        self.newestProtocolVersion = newestProtocolVersion
         self.appID = appID
         self.processID = processID
     }
@@ -114,6 +150,7 @@ public struct Hello: Codable, Sendable, Hashable {
 
 /// The daemon's answer to ``Hello``.
 public struct Welcome: Codable, Sendable, Hashable {
+    /// The version of the connection: the newest one both sides speak (a daemon of version 1 always says 1).
     public var protocolVersion: Int
     public var daemonVersion: String
 

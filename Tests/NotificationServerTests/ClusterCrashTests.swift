@@ -86,7 +86,9 @@ struct ClusterCrashTests {
                 #expect(expected.count == Self.deviceCount * Self.requestsPerDevice)
                 print("ClusterCrashTests: scheduled with \(burst.timeIntervalSinceNow) s to spare, \(side.received.count) arrived")
                 // Once a third of the fires arrived, the worker holding the most claims (at least 3) is killed with
-                // SIGKILL.
+                // SIGKILL. It is stopped (SIGSTOP) first and its claims counted again while it cannot record any: a
+                // worker counted with 3 claims once recorded them all before the kill landed, and the takeover was
+                // not exercised. If it holds fewer than 3 by then, it goes on (SIGCONT) and the loop looks again.
                 var victim: Int?
                 let deadline = ContinuousClock.now + .seconds(120)
                 while victim == nil, ContinuousClock.now < deadline {
@@ -95,9 +97,14 @@ struct ClusterCrashTests {
                         if let (owner, count) = claims.max(by: { $0.value < $1.value }), count >= 3,
                             let index = owners[owner]
                         {
-                            kill(workers[index].process.processIdentifier, SIGKILL)
-                            victim = index
-                            break
+                            let pid = workers[index].process.processIdentifier
+                            kill(pid, SIGSTOP)
+                            if try await Self.settledClaimCount(sql, owner: owner) >= 3 {
+                                kill(pid, SIGKILL)
+                                victim = index
+                                break
+                            }
+                            kill(pid, SIGCONT)
                         }
                     }
                     try await Task.sleep(for: .milliseconds(5))
@@ -179,6 +186,18 @@ struct ClusterCrashTests {
         return counts
     }
 
+    /// How many claims a stopped worker holds, read until two readings 50 ms apart agree: a commit the worker sent
+    /// just before it stopped may still be on its way to the server.
+    static func settledClaimCount(_ sql: PostgresClient, owner: String) async throws -> Int {
+        var last = try await claimedIdentifiers(sql, owner: owner).count
+        while true {
+            try await Task.sleep(for: .milliseconds(50))
+            let count = try await claimedIdentifiers(sql, owner: owner).count
+            if count == last { return count }
+            last = count
+        }
+    }
+
     /// The identifiers of the pending requests `owner` holds claims on.
     static func claimedIdentifiers(_ sql: PostgresClient, owner: String) async throws -> Set<String> {
         var identifiers: Set<String> = []
@@ -196,6 +215,9 @@ struct ClusterCrashTests {
             }.start()
         }
     }
+
+    /// A log file's text ("" when unreadable).
+    static func text(_ log: URL) -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
     /// The workers' logs, for failure messages.
     func logs(_ workers: [Worker]) -> [String] {

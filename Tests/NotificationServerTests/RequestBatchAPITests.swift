@@ -144,4 +144,82 @@ struct RequestBatchAPITests {
             #expect(Set(d1.map(\.identifier)) == Set((0..<64).map { "r\($0 * 2)" }))
         }
     }
+
+    @Test("\"atomic\": true stores every request, 200 saying so; one refused request is 422 BatchRefused naming it, nothing stored")
+    func atomic() async throws {
+        try await withAPI { client, devices in
+            try await devices.schedule(spec("keep", .timeInterval(3_600, repeats: false)), forDevice: "d1")
+            let refused = [
+                Self.item("d1", #"{"identifier":"keep","trigger":{"timeInterval":60}}"#),
+                Self.item("d2", #"{"identifier":"ok","trigger":{"calendar":{"hour":9}}}"#),
+                Self.item("gone", #"{"identifier":"x","trigger":{"timeInterval":600}}"#),
+                Self.item("d2", #"{"identifier":"bad","trigger":{"timeInterval":30,"repeats":true}}"#),
+            ]
+            let (status, answer) = try await ServerAPITests.send(
+                client, .post, "/v1/request-batches",
+                #"{"atomic":true,"requests":[\#(refused.joined(separator: ","))]}"#)
+            #expect(status == .unprocessableContent)
+            #expect(answer["reason"] as? String == "BatchRefused")
+            #expect(answer["detail"] as? String == "2 of 4 requests refused: nothing was stored")
+            #expect(answer["atomic"] as? Bool == true)
+            #expect(answer["scheduled"] as? Int == 0)
+            let failed = try #require(answer["failed"] as? [[String: Any]])
+            #expect(failed.map { $0["index"] as? Int } == [2, 3])
+            #expect(failed.map { $0["device"] as? String } == ["gone", "d2"])
+            #expect(failed.map { $0["identifier"] as? String } == ["x", "bad"])
+            #expect(failed.map { $0["reason"] as? String } == ["InactiveDevice", "InvalidTrigger"])
+            #expect(try await devices.pendingRequests(forDevice: "d1").map(\.nextFireDate) == [instant("2026-11-26T13:00:00Z")])
+            #expect(try await devices.pendingRequests(forDevice: "d2").isEmpty)
+
+            let good = Array(refused.prefix(2))
+            let (goodStatus, goodAnswer) = try await ServerAPITests.send(
+                client, .post, "/v1/request-batches", #"{"requests":[\#(good.joined(separator: ","))],"atomic":true}"#)
+            #expect(goodStatus == .ok)
+            #expect(goodAnswer["atomic"] as? Bool == true)
+            #expect(goodAnswer["scheduled"] as? Int == 2)
+            #expect((goodAnswer["failed"] as? [Any])?.isEmpty == true)
+            #expect(try await devices.pendingRequests(forDevice: "d1").map(\.nextFireDate) == [instant("2026-11-26T12:01:00Z")])
+            #expect(try await devices.pendingRequests(forDevice: "d2").map(\.nextFireDate) == [instant("2026-11-27T08:00:00Z")])
+
+            // "atomic": false is the default (item by item); anything but a boolean is a 400.
+            let (plainStatus, plainAnswer) = try await ServerAPITests.send(
+                client, .post, "/v1/request-batches", #"{"requests":[\#(refused[2])],"atomic":false}"#)
+            #expect(plainStatus.code == 207 && plainAnswer["atomic"] == nil)
+            let (badStatus, badAnswer) = try await ServerAPITests.send(
+                client, .post, "/v1/request-batches", #"{"requests":[\#(good[0])],"atomic":"yes"}"#)
+            #expect(badStatus == .badRequest)
+            #expect(badAnswer["detail"] as? String == "atomic must be true or false")
+        }
+    }
+
+    @Test("POST /v1/requests with \"atomic\": true: for every device or none; 422 BatchRefused names each refused device")
+    func atomicForDevices() async throws {
+        try await withAPI { client, devices in
+            let request = #"{"identifier":"nine","trigger":{"calendar":{"hour":9},"repeats":true}}"#
+            let (status, answer) = try await ServerAPITests.send(
+                client, .post, "/v1/requests", #"{"devices":["d1","ghost","gone","d2"],"request":\#(request),"atomic":true}"#)
+            #expect(status == .unprocessableContent)
+            #expect(answer["reason"] as? String == "BatchRefused")
+            #expect(answer["detail"] as? String == "refused for 2 of 4 devices: nothing was stored")
+            #expect(answer["atomic"] as? Bool == true && (answer["scheduled"] as? [String])?.isEmpty == true)
+            let failed = try #require(answer["failed"] as? [String: [String: String]])
+            #expect(failed.keys.sorted() == ["ghost", "gone"])
+            #expect(failed["ghost"]?["reason"] == "UnknownDevice" && failed["gone"]?["reason"] == "InactiveDevice")
+            #expect(try await devices.pendingRequests(forDevice: "d1").isEmpty)
+            #expect(try await devices.pendingRequests(forDevice: "d2").isEmpty)
+
+            let (goodStatus, good) = try await ServerAPITests.send(
+                client, .post, "/v1/requests", #"{"devices":["d2","d1","d2"],"request":\#(request),"atomic":true}"#)
+            #expect(goodStatus == .ok)
+            #expect(good["atomic"] as? Bool == true && good["scheduled"] as? [String] == ["d1", "d2"])
+            #expect((good["failed"] as? [String: Any])?.isEmpty == true)
+            for id in ["d1", "d2"] {
+                #expect(
+                    try await devices.pendingRequests(forDevice: id).map(\.nextFireDate) == [instant("2026-11-27T08:00:00Z")])
+            }
+            let (badStatus, bad) = try await ServerAPITests.send(
+                client, .post, "/v1/requests", #"{"devices":["d1"],"request":\#(request),"atomic":1}"#)
+            #expect(badStatus == .badRequest && bad["detail"] as? String == "atomic must be true or false")
+        }
+    }
 }

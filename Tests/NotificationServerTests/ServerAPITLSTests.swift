@@ -17,10 +17,12 @@ struct ServerAPITLSTests {
     /// Serves the API with `configuration` over a fresh database and runs `body` with its base URL.
     static func serving(
         _ configuration: ServerAPIConfiguration, log: LogRecords = LogRecords(),
-        _ body: @escaping @Sendable (String) async throws -> Void
+        certificate: ServerAPICertificate? = nil, _ body: @escaping @Sendable (String) async throws -> Void
     ) async throws {
         try await withDeviceScheduler { _, devices in
-            let api = ServerAPI(devices: devices, token: Self.token, configuration: configuration, logger: log.logger)
+            let api = ServerAPI(
+                devices: devices, credentials: ServerAPICredentials(tokens: ServerAPITokens(token: Self.token)),
+                configuration: configuration, certificate: certificate, logger: log.logger)
             let (urls, announce) = AsyncStream<String>.makeStream()
             let serving = Task { try await api.run { announce.yield($0) } }
             var iterator = urls.makeAsyncIterator()
@@ -101,6 +103,82 @@ struct ServerAPITLSTests {
         }
         try await client.shutdown()
         try await systemRoots.shutdown()
+    }
+
+    @Test(
+        "a renewed certificate is used for new connections once reloaded, without a restart; a pair that cannot be used keeps the one in use"
+    )
+    func certificateReload() async throws {
+        let folder = try temporaryFolder("api-tls")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var pairs: [(certificate: String, key: String)] = []
+        for name in ["first", "renewed"] {
+            let sub = folder.appendingPathComponent(name, isDirectory: true)
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            pairs.append(try await makeCertificate(in: sub))
+        }
+        // The files the API is given, overwritten as a renewal (certbot, an ACME client) would.
+        let served = ServerAPITLS(
+            certificatePath: folder.appendingPathComponent("api.pem").path,
+            keyPath: folder.appendingPathComponent("api.key").path)
+        try Self.install(pairs[0], as: served)
+        let certificate = try ServerAPICertificate(served)
+        let configuration = ServerAPIConfiguration(host: "127.0.0.1", port: 0, tls: served)
+        let (first, renewed) = (pairs[0], pairs[1])
+        try await Self.serving(configuration, certificate: certificate) { base in
+            try await Self.checkReload(base: base, certificate: certificate, served: served, first: first, renewed: renewed)
+        }
+    }
+
+    /// Copies a certificate and key over the files the API serves.
+    static func install(_ pair: (certificate: String, key: String), as served: ServerAPITLS) throws {
+        for (from, to) in [(pair.certificate, served.certificatePath), (pair.key, served.keyPath)] {
+            try? FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        }
+    }
+
+    /// `GET /v1/status` over a new connection of a new client that trusts only `root`: the status, or the error.
+    static func status(_ base: String, trusting root: String) async -> Result<Int, any Error> {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(root)
+        // A failing handshake is tried again until the connect timeout (see ``checkClients(base:certificate:)``).
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(tlsConfiguration: tls, timeout: .init(connect: .seconds(5))))
+        let result: Result<Int, any Error>
+        do { result = .success(try await get(client, base + "v1/status").0) } catch { result = .failure(error) }
+        try? await client.shutdown()
+        return result
+    }
+
+    /// The steps of ``certificateReload()``, out of its closure.
+    static func checkReload(
+        base: String, certificate: ServerAPICertificate, served: ServerAPITLS,
+        first: (certificate: String, key: String), renewed: (certificate: String, key: String)
+    ) async throws {
+        #expect(try await status(base, trusting: first.certificate).get() == 200)
+        let renewedChain = try NIOSSLCertificate.fromPEMFile(renewed.certificate)
+        // Renewed on disk but not reloaded yet: still the first certificate.
+        try install(renewed, as: served)
+        #expect(try await status(base, trusting: first.certificate).get() == 200)
+        try certificate.reload()
+        #expect(certificate.certificateChain == renewedChain)
+        #expect(try await status(base, trusting: renewed.certificate).get() == 200)
+        // A client that trusts only the first certificate no longer gets through: the server shows the renewed one.
+        if case .success(let code) = await status(base, trusting: first.certificate) {
+            Issue.record("a client trusting only the first certificate got \(code)")
+        }
+        // Pairs that cannot be used: refused with the reason, and the renewed pair stays in use.
+        try install((renewed.certificate, first.key), as: served)
+        let mismatch = #expect(throws: ServerAPIError.self) { try certificate.reload() }
+        #expect(mismatch?.reason == "BadTLSConfiguration")
+        #expect(mismatch?.detail.contains("is it the certificate's key?") == true, "\(mismatch?.detail ?? "")")
+        try FileManager.default.removeItem(atPath: served.keyPath)
+        let missing = #expect(throws: ServerAPIError.self) { try certificate.reload() }
+        #expect(missing?.detail.contains("cannot read the private key") == true, "\(missing?.detail ?? "")")
+        #expect(certificate.certificateChain == renewedChain)
+        #expect(try await status(base, trusting: renewed.certificate).get() == 200)
     }
 
     @Test("beyond loopback without TLS the API warns in the log; with TLS it does not; a refused certificate stops it")

@@ -77,11 +77,23 @@ struct ServerAPITokenTests {
         ("a \(backend)\n\nb \(backend)\n", "line 3: the token of 'b' is the same as the one on line 1"),
         (
             "backend \(backend) # the backend\n",
-            "line 1: expected NAME TOKEN (a name, then a token of at least 16 characters without spaces), found 5 fields"
+            "line 1: expected NAME TOKEN [SCOPES] (a name, a token of at least 16 characters without spaces, and optionally scopes such as read,schedule), found 5 fields"
         ),
         (
             "two words of a long token\n",
-            "line 1: expected NAME TOKEN (a name, then a token of at least 16 characters without spaces), found 6 fields"
+            "line 1: expected NAME TOKEN [SCOPES] (a name, a token of at least 16 characters without spaces, and optionally scopes such as read,schedule), found 6 fields"
+        ),
+        (
+            "backend \(backend) #comment\n",
+            "line 1: the scopes of 'backend': unknown scope '#comment': scopes are read, schedule, devices, separated by commas"
+        ),
+        (
+            "backend \(backend) read\nci \(ci) read,,schedule\n",
+            "line 2: the scopes of 'ci': an empty scope in 'read,,schedule': scopes are read, schedule, devices, separated by commas"
+        ),
+        (
+            "backend \(backend) read,\n",
+            "line 1: the scopes of 'backend': an empty scope in 'read,': scopes are read, schedule, devices, separated by commas"
         ),
         (
             "# the backend's token\n\(backend)\n",

@@ -241,6 +241,55 @@ struct ServerProcessTests {
         let badLine = try await cli(["schedule-batch", batchFile])
         #expect(badLine.status == 1 && badLine.stderr.contains("line 2: not a JSON object"), "\(badLine.stderr)")
         #expect(try await cli(["list", "paris"]).stdout.contains("b4") == false)
+        // --atomic: one refused line (the unknown device's) and nothing of the file is stored; a good file, all of it.
+        try [
+            #"{"device": "paris", "request": {"identifier": "atomic-one", "trigger": \#(later)}}"#,
+            #"{"device": "nobody", "request": {"identifier": "atomic-two", "trigger": \#(later)}}"#,
+        ].joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let atomicRefused = try await cli(["schedule-batch", batchFile, "--atomic"])
+        #expect(atomicRefused.status == 1, "\(atomicRefused.stdout) \(atomicRefused.stderr)")
+        #expect(
+            atomicRefused.stdout.contains("nothing scheduled (atomic): 1 of 2 requests refused")
+                && atomicRefused.stdout.contains("line 2: nobody atomic-two: UnknownDevice"), "\(atomicRefused.stdout)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("atomic-one") == false)
+        let tooMany = try await cli(["schedule-batch", batchFile, "--atomic", "--batch-size", "1"])
+        #expect(tooMany.status == 1 && tooMany.stderr.contains("--atomic sends the file in one call"), "\(tooMany.stderr)")
+        try [
+            #"{"device": "paris", "request": {"identifier": "atomic-one", "trigger": \#(later)}}"#,
+            #"{"device": "paris", "request": {"identifier": "atomic-three", "trigger": \#(later)}}"#,
+        ].joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let atomicGood = try await cli(["schedule-batch", batchFile, "--atomic"])
+        #expect(atomicGood.status == 0 && atomicGood.stdout.contains("scheduled all 2 requests (atomic)"), "\(atomicGood.stdout)")
+        // schedule --atomic: the unknown device refuses it, so paris does not get it either; then paris alone does.
+        let refusedForAll = try await cli([
+            "schedule", "--device", "paris", "--device", "nobody", "--id", "atomic-schedule", "--in", "600", "--atomic",
+        ])
+        #expect(refusedForAll.status == 1, "\(refusedForAll.stdout) \(refusedForAll.stderr)")
+        #expect(
+            refusedForAll.stdout.contains("nothing scheduled (atomic): refused for 1 of 2 devices")
+                && refusedForAll.stdout.contains("nobody: UnknownDevice"), "\(refusedForAll.stdout)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("atomic-schedule") == false)
+        let forAll = try await cli(["schedule", "--device", "paris", "--id", "atomic-schedule", "--in", "600", "--atomic"])
+        #expect(
+            forAll.status == 0 && forAll.stdout.contains("scheduled atomic-schedule for all 1 devices (atomic)"),
+            "\(forAll)")
+        let afterAtomic = try await cli(["list", "paris"])
+        #expect(
+            afterAtomic.stdout.contains("atomic-one") && afterAtomic.stdout.contains("atomic-three")
+                && afterAtomic.stdout.contains("atomic-schedule"), "\(afterAtomic.stdout)")
+
+        // An audience: every active device (gone is inactive by now), and a tag expression no device matches.
+        let everyone = try await cli(["schedule", "--all", "--id", "everyone", "--title", "Hi", "--in", "3600"])
+        #expect(everyone.status == 0 && everyone.stdout.contains("scheduled everyone for 1 devices"), "\(everyone.stdout) \(everyone.stderr)")
+        #expect(try await cli(["list", "paris"]).stdout.contains("everyone"))
+        let nobody = try await cli(["schedule", "--tag-expression", #"{"tag": "none"}"#, "--id", "n", "--in", "60"])
+        #expect(nobody.status == 0 && nobody.stdout.contains("scheduled n for 0 devices"), "\(nobody.stdout) \(nobody.stderr)")
+        let twoTargets = try await cli(["schedule", "--all", "--device", "paris", "--id", "z", "--in", "60"])
+        #expect(twoTargets.status != 0 && twoTargets.stderr.contains("give the devices"), "\(twoTargets.stderr)")
+        let atomicAudience = try await cli(["schedule", "--all", "--atomic", "--id", "z", "--in", "60"])
+        #expect(atomicAudience.status != 0 && atomicAudience.stderr.contains("--atomic takes --device"), "\(atomicAudience.stderr)")
+        let badExpression = try await cli(["schedule", "--tag-expression", "news", "--id", "z", "--in", "60"])
+        #expect(badExpression.status != 0 && badExpression.stderr.contains("takes a JSON object"), "\(badExpression.stderr)")
 
         #expect(await stop(worker) == 0)
         await side.stop()
@@ -482,7 +531,44 @@ struct ServerProcessTests {
         #expect(status.status == 0 && status.stdout.contains("cluster ("), "\(status)")
         let unreadable = try await cli(started, ["status", "--trust-roots", started.tokenFile])
         #expect(unreadable.status == 1 && unreadable.stderr.contains("cannot read --trust-roots"), "\(unreadable)")
+        try await Self.checkCertificateReload(started, side: side, served: (certificate, key), curl: curl)
         #expect(await stop(worker) == 0)
         await side.stop()
+    }
+
+    /// SIGHUP after the served certificate and key were renewed on disk: new connections get the renewed certificate;
+    /// then a key that is not the certificate's is refused, logged, and the renewed pair stays.
+    static func checkCertificateReload(
+        _ started: APIWorker, side: DeviceSide, served: (certificate: String, key: String),
+        curl: (String, [String]) async throws -> ProcessOutput
+    ) async throws {
+        let folder = side.folder.appendingPathComponent("api-tls-renewed", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let renewed = try await makeCertificate(in: folder)
+        let old = served.certificate + ".old"
+        try FileManager.default.copyItem(atPath: served.certificate, toPath: old)
+        let oldKey = served.key + ".old"
+        try FileManager.default.copyItem(atPath: served.key, toPath: oldKey)
+        for (from, to) in [(renewed.certificate, served.certificate), (renewed.key, served.key)] {
+            try FileManager.default.removeItem(atPath: to)
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        }
+        let (api, worker) = (started.api, started.process)
+        kill(worker.processIdentifier, SIGHUP)
+        let switched = try await eventually(within: 60) {
+            try await curl(api, ["--cacert", renewed.certificate]).stdout == "200"
+        }
+        #expect(switched)
+        #expect(try await curl(api, ["--cacert", old]).status == 60)
+        // A key that is not the certificate's: refused, logged, the renewed pair stays.
+        try FileManager.default.removeItem(atPath: served.key)
+        try FileManager.default.copyItem(atPath: oldKey, toPath: served.key)
+        kill(worker.processIdentifier, SIGHUP)
+        let log = side.folder.appendingPathComponent("worker.log")
+        let refused = await eventually(within: 60) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("the API's TLS certificate or key was refused")
+        }
+        #expect(refused)
+        #expect(try await curl(api, ["--cacert", renewed.certificate]).stdout == "200")
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import NotificationEngine
 import NotificationModel
-import NotificationStoreSQLite
+@testable import NotificationStoreSQLite
+import Synchronization
 import Testing
 
 /// `changedElsewhere()`: the store's own commits are not news; another connection's are.
@@ -57,5 +58,57 @@ struct ChangedElsewhereTests {
         #expect(engine.changedElsewhere())
         committed.wait()
         #expect(!engine.changedElsewhere())
+    }
+
+    @Test("a check asked while an own write is in flight is answered by that write's transaction, once, without its own")
+    func deferredToOwnWrite() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let engine = try SQLiteNotificationStore(path: path)
+        let other = try SQLiteNotificationStore(path: path)
+        _ = engine.changedElsewhere()
+        let calls = Mutex(0)
+        for (theirs, writes) in [(true, true), (false, true), (true, false), (false, false)] {
+            if theirs { try await other.setMetadata("theirs", UUID().uuidString) }
+            let before = calls.withLock { $0 }
+            let release = DispatchSemaphore(value: 0)
+            let write = Self.startHeldWrite(engine, writes: writes, release: release)
+            await write.started()
+            engine.checkChangedElsewhere { calls.withLock { $0 += 1 } }
+            // Deferred: nothing answered while the write waits.
+            #expect(calls.withLock { $0 } == before)
+            release.signal()
+            try await write.task.value
+            // A write that wrote answered in its transaction; one that only read left it to the check after it.
+            #expect(calls.withLock { $0 } == before + (theirs ? 1 : 0), "theirs \(theirs), writes \(writes)")
+            #expect(!engine.changedElsewhere())
+        }
+        // With no write in flight the check runs at once.
+        try await other.setMetadata("theirs", "again")
+        engine.checkChangedElsewhere { calls.withLock { $0 += 1 } }
+        #expect(calls.withLock { $0 } == 3)
+    }
+
+    /// A write of the store's own that waits inside its transaction until `release` is signalled.
+    struct HeldWrite {
+        let task: Task<Void, any Error>
+        let entered: AsyncStream<Void>
+
+        func started() async {
+            for await _ in entered { return }
+        }
+    }
+
+    static func startHeldWrite(_ store: SQLiteNotificationStore, writes: Bool, release: DispatchSemaphore) -> HeldWrite {
+        let (entered, signal) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await store.write { db in
+                signal.yield()
+                release.wait()
+                if writes { try db.execute(sql: "INSERT OR REPLACE INTO metadata (key, value) VALUES ('own', 'v')") }
+            }
+        }
+        return HeldWrite(task: task, entered: entered)
     }
 }

@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// bearer token. Served on Hummingbird 2, like the web center ("whatever serves HTTP is one stack").
 ///
 /// Routes (JSON in and out; errors are `{"reason": "...", "detail": "..."}` with a 4xx status, and a refused request
-/// changes nothing):
+/// changes nothing; a client limited to scopes, ``ServerAPIScopes``, gets 403 on the routes outside them):
 ///
 /// | route | what it does |
 /// |---|---|
@@ -28,8 +28,8 @@ import ServiceLifecycle
 /// | `POST /v1/devices/{id}/requests` | schedules a request for the device |
 /// | `GET /v1/devices/{id}/requests` | the device's pending requests |
 /// | `DELETE /v1/devices/{id}/requests/{identifier}` | cancels one |
-/// | `POST /v1/requests` | schedules one request for many devices |
-/// | `POST /v1/request-batches` | schedules many requests, each for its device |
+/// | `POST /v1/requests` | schedules one request for many devices (`"atomic": true`: all or none) |
+/// | `POST /v1/request-batches` | schedules many requests, each for its device (`"atomic": true`: all or none) |
 ///
 /// The push service's routes (audiences, device checks, tag expressions) are added from `ServerAPI+Push.swift`
 /// (docs/push-service.md), and its statistics pages for a browser (`/center`, HTML, with the web center's access
@@ -53,6 +53,9 @@ public struct ServerAPI: Sendable {
     let centerLinks = CenterLinks()
     /// Address and limits.
     public let configuration: ServerAPIConfiguration
+    /// The TLS pair served when ``ServerAPIConfiguration/tls`` is set, reloadable; `nil` reads the files once when
+    /// ``run(onListening:)`` starts.
+    public let certificate: ServerAPICertificate?
     let logger: Logger
 
     /// Creates the API over a device scheduler, with one bearer token (its client is named
@@ -82,6 +85,9 @@ public struct ServerAPI: Sendable {
     ///   - configuration: Address, limits and TLS.
     ///   - metrics: The worker's figures, for `/v1/status` and `/metrics` (its presenter's ``APNsPresenter/metrics``);
     ///     the API's own requests are counted there too.
+    ///   - certificate: The TLS pair to serve with ``ServerAPIConfiguration/tls``, which its owner may reload
+    ///     (``ServerAPICertificate/reload()``: new connections get the new pair); `nil` reads the files of
+    ///     ``ServerAPIConfiguration/tls`` once, when ``run(onListening:)`` starts.
     ///   - logger: Where failures are logged.
     ///
     /// ```swift
@@ -91,12 +97,13 @@ public struct ServerAPI: Sendable {
     public init(
         devices: DeviceScheduler, credentials: ServerAPICredentials,
         configuration: ServerAPIConfiguration = ServerAPIConfiguration(), metrics: ServerMetrics = ServerMetrics(),
-        logger: Logger = Logger(label: "unotifyd.api")
+        certificate: ServerAPICertificate? = nil, logger: Logger = Logger(label: "unotifyd.api")
     ) {
         self.devices = devices
         self.metrics = metrics
         self.credentials = credentials
         self.configuration = configuration
+        self.certificate = certificate
         self.logger = logger
     }
 
@@ -194,16 +201,27 @@ public struct ServerAPI: Sendable {
         }
         router.post("/v1/requests") { request, _ in
             let object = try await body(request)
-            guard let ids = object["devices"] as? [String], !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {
-                throw ServerAPIError.badRequest("devices must be a non-empty array of device identifiers")
+            if let unknown = object.keys.sorted().first(where: { !["devices", "target", "request", "atomic"].contains($0) }) {
+                throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
             }
             guard let requestObject = object["request"] as? [String: Any] else {
                 throw ServerAPIError.badRequest("request must be an object")
             }
-            if let unknown = object.keys.sorted().first(where: { $0 != "devices" && $0 != "request" }) {
-                throw ServerAPIError.badRequest("\(unknown) is not a field this route takes")
+            if let targetValue = object["target"] {
+                guard object["devices"] == nil else { throw ServerAPIError.badRequest("give devices or target, not both") }
+                guard object["atomic"] == nil else {
+                    throw ServerAPIError.badRequest("atomic takes a list of devices, not a target")
+                }
+                let target = try PushJSON.target(targetValue, path: "target")
+                let spec = try ServerAPIJSON.request(requestObject, path: "request.")
+                return Self.audienceAnswer(try await call { try await devices.schedule(spec, for: target) })
             }
+            guard let ids = object["devices"] as? [String], !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty }) else {
+                throw ServerAPIError.badRequest("devices must be a non-empty array of device identifiers (or give target)")
+            }
+            let atomic = try ServerAPIJSON.boolean(object, "atomic", path: "") ?? false
             let spec = try ServerAPIJSON.request(requestObject, path: "request.")
+            if atomic { return try await scheduleAll(spec, forDevices: Array(Set(ids)).sorted()) }
             let failures = await devices.schedule(spec, forDevices: Array(Set(ids)))
             var failed: [String: Any] = [:]
             for (id, error) in failures {
@@ -218,17 +236,13 @@ public struct ServerAPI: Sendable {
         router.post("/v1/request-batches") { request, _ in
             let object = try await body(request, limit: configuration.maximumBatchBodySize)
             let requests = try ServerAPIJSON.deviceRequests(object, limit: configuration.maximumBatchCount)
-            let failures = await devices.schedule(requests)
-            let failed: [[String: Any]] = failures.keys.sorted().map { index in
-                let answer = Self.apiError(failures[index]!)
-                return [
-                    "index": index, "device": requests[index].deviceID, "identifier": requests[index].spec.identifier,
-                    "reason": answer.reason, "detail": answer.detail,
-                ]
+            if try ServerAPIJSON.boolean(object, "atomic", path: "") == true {
+                return try await scheduleAll(requests)
             }
+            let failures = await devices.schedule(requests)
             return Self.json(
                 failures.isEmpty ? .ok : HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"),
-                ["scheduled": requests.count - failures.count, "failed": failed])
+                ["scheduled": requests.count - failures.count, "failed": Self.failed(failures, of: requests)])
         }
         addPushRoutes(to: router)
         addCenterRoutes(to: router)
@@ -251,7 +265,8 @@ public struct ServerAPI: Sendable {
         let server: HTTPServerBuilder
         let scheme: String
         if let tls = configuration.tls {
-            server = try .tls(.http1(), tlsConfiguration: try tls.serverConfiguration())
+            let certificate = try self.certificate ?? ServerAPICertificate(tls)
+            server = try .tls(.http1(), tlsConfiguration: certificate.serverConfiguration())
             scheme = "https"
         } else {
             server = .http1()
@@ -286,6 +301,83 @@ public struct ServerAPI: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// `POST /v1/request-batches` with `"atomic": true`: 200 when every request was stored in one transaction; 422
+    /// `BatchRefused` naming every refused request when one was refused, 503 `StoreUnavailable` when the store failed
+    /// (nothing stored in both cases; the answer says `"atomic": true` and `"scheduled": 0`).
+    func scheduleAll(_ requests: [DeviceRequest]) async throws -> Response {
+        do {
+            try await devices.scheduleAll(requests)
+            return Self.json(.ok, ["atomic": true, "scheduled": requests.count, "failed": [Any]()])
+        } catch let error as DeviceBatchError {
+            return Self.json(
+                .unprocessableContent,
+                [
+                    "reason": "BatchRefused",
+                    "detail": "\(error.refusals.count) of \(requests.count) requests refused: nothing was stored",
+                    "atomic": true, "scheduled": 0, "failed": Self.failed(error.refusals, of: requests),
+                ])
+        } catch {
+            let answer = Self.apiError(error)
+            return Self.json(
+                answer.status,
+                [
+                    "reason": answer.reason,
+                    "detail": """
+                    \(answer.detail) (an atomic batch: nothing was stored, or all of it if the connection was lost \
+                    during the commit; sending it again is safe, each request replaces the one with its identifier)
+                    """,
+                    "atomic": true, "scheduled": 0,
+                ])
+        }
+    }
+
+    /// `POST /v1/requests` with `"atomic": true`: the request for every device or for none, in one transaction (as
+    /// ``scheduleAll(_:)``): 200 `{"atomic": true, "scheduled": [...], "failed": {}}`; 422 `BatchRefused` with
+    /// `failed` naming each device refused and why, `"scheduled": []`; 503 with nothing stored.
+    func scheduleAll(_ spec: RequestSpec, forDevices ids: [String]) async throws -> Response {
+        let requests = ids.map { DeviceRequest(deviceID: $0, spec: spec) }
+        do {
+            try await devices.scheduleAll(requests)
+            return Self.json(.ok, ["atomic": true, "scheduled": ids, "failed": [String: Any]()])
+        } catch let error as DeviceBatchError {
+            var failed: [String: Any] = [:]
+            for (index, refusal) in error.refusals {
+                let answer = Self.apiError(refusal)
+                failed[ids[index]] = ["reason": answer.reason, "detail": answer.detail]
+            }
+            return Self.json(
+                .unprocessableContent,
+                [
+                    "reason": "BatchRefused",
+                    "detail": "refused for \(error.refusals.count) of \(ids.count) devices: nothing was stored",
+                    "atomic": true, "scheduled": [String](), "failed": failed,
+                ])
+        } catch {
+            let answer = Self.apiError(error)
+            return Self.json(
+                answer.status,
+                [
+                    "reason": answer.reason,
+                    "detail": """
+                    \(answer.detail) (atomic: nothing was stored, or all of it if the connection was lost during the \
+                    commit)
+                    """,
+                    "atomic": true, "scheduled": [String](),
+                ])
+        }
+    }
+
+    /// The failed requests of a batch as its answer lists them: index, device, identifier, reason and detail.
+    static func failed(_ failures: [Int: any Error], of requests: [DeviceRequest]) -> [[String: Any]] {
+        failures.keys.sorted().map { index in
+            let answer = Self.apiError(failures[index]!)
+            return [
+                "index": index, "device": requests[index].deviceID, "identifier": requests[index].spec.identifier,
+                "reason": answer.reason, "detail": answer.detail,
+            ]
+        }
+    }
 
     /// The body as a JSON object, refused with 413 beyond `limit` (by default ``ServerAPIConfiguration/maximumBodySize``).
     func body(_ request: Request, limit: Int? = nil) async throws -> [String: Any] {

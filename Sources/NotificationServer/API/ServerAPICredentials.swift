@@ -56,6 +56,11 @@ public final class ServerAPICredentials: Sendable {
         tokens.client(presenting: bearer)
     }
 
+    /// The client whose token this is and its scopes, or `nil` (``ServerAPITokens/identify(presenting:)``).
+    public func identify(presenting bearer: some StringProtocol) -> (client: String, scopes: ServerAPIScopes)? {
+        tokens.identify(presenting: bearer)
+    }
+
     private static func read(_ file: String) throws(ServerAPITokens.FileError) -> ServerAPITokens {
         let text: String
         do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {

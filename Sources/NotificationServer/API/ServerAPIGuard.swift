@@ -7,7 +7,9 @@ import NotificationModel
 import NotificationStorePostgres
 
 /// The middleware in front of every server API route: checks `Authorization: Bearer <token>` against every client's
-/// token (``ServerAPICredentials``; 401 otherwise), puts the client's name into the request's context and logger, and
+/// token (``ServerAPICredentials``; 401 otherwise) and the route against the client's scopes
+/// (``ServerAPI/requiredScopes(method:path:)``; 403 `Forbidden` outside them), puts the client's name into the
+/// request's context and logger, and
 /// turns every error into a JSON answer `{"reason": "...", "detail": "..."}`, so a client never gets HTML or an
 /// empty body.
 ///
@@ -38,8 +40,23 @@ struct ServerAPIGuard: RouterMiddleware {
                 throw unauthorized
             }
             let bearer = String(authorization.dropFirst("Bearer ".count))
-            if let name = credentials.client(presenting: bearer) {
+            if let (name, scopes) = credentials.identify(presenting: bearer) {
                 client = name
+                let needed = ServerAPI.requiredScopes(method: request.method, path: request.uri.path)
+                guard scopes.isSuperset(of: needed) else {
+                    logger.debug(
+                        "server API request refused: outside the client's scopes",
+                        metadata: [
+                            "method": "\(request.method)", "path": "\(request.uri.path)", "client": "\(name)",
+                            "scopes": "\(scopes)",
+                        ])
+                    throw ServerAPIError(
+                        .forbidden, reason: "Forbidden",
+                        detail: """
+                        the client '\(name)' has the scopes \(scopes); \(request.method) \(request.uri.path) needs \
+                        \(needed.subtracting(scopes))
+                        """)
+                }
                 return try await served(request, Self.context(context, client: name), next)
             }
             // A device on its own audience routes, with its APNs token.

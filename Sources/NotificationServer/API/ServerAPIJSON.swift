@@ -38,12 +38,14 @@ enum ServerAPIJSON {
         return object
     }
 
-    /// The requests of `POST /v1/request-batches`: `{"requests": [{"device": "...", "request": {...}}, ...]}`.
+    /// The requests of `POST /v1/request-batches`: `{"requests": [{"device": "...", "request": {...}}, ...]}`, with
+    /// an optional `"atomic": true|false` the route reads.
     ///
     /// - Throws: 400 naming the first field at fault (nothing is scheduled then); 413 `BatchTooLarge` for more than
     ///   `limit` requests.
     static func deviceRequests(_ object: [String: Any], limit: Int) throws -> [DeviceRequest] {
-        try refuseUnknown(object, allowed: ["requests"], path: "")
+        try refuseUnknown(object, allowed: ["requests", "atomic"], path: "")
+        _ = try boolean(object, "atomic", path: "")
         guard let items = object["requests"] as? [Any], !items.isEmpty else {
             throw ServerAPIError.badRequest("requests must be a non-empty array of {\"device\", \"request\"} objects")
         }

@@ -21,12 +21,26 @@ public struct ServerAPITLS: Sendable, Hashable {
         self.keyPath = keyPath
     }
 
+    /// A certificate chain and its key, read and checked.
+    struct Pair: Sendable {
+        var chain: [NIOSSLCertificate]
+        var key: NIOSSLPrivateKey
+    }
+
     /// Reads the certificate chain and the key, and checks that they make a usable TLS context (the key is the
     /// certificate's).
     ///
-    /// - Returns: The server side's TLS configuration.
+    /// - Returns: The server side's TLS configuration (with the pair as read now; ``ServerAPICertificate`` serves a
+    ///   pair that can be read again).
     /// - Throws: ``ServerAPIError`` with reason `BadTLSConfiguration` naming the file at fault.
     public func serverConfiguration() throws -> TLSConfiguration {
+        let pair = try load()
+        return TLSConfiguration.makeServerConfiguration(
+            certificateChain: pair.chain.map { .certificate($0) }, privateKey: .privateKey(pair.key))
+    }
+
+    /// Reads and checks the pair (see ``serverConfiguration()``).
+    func load() throws -> Pair {
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMFile(certificatePath) } catch {
             throw Self.error("cannot read the certificate \(certificatePath): \(error)")
@@ -41,7 +55,7 @@ public struct ServerAPITLS: Sendable, Hashable {
         do { _ = try NIOSSLContext(configuration: configuration) } catch {
             throw Self.error("cannot use \(certificatePath) with \(keyPath) (is it the certificate's key?): \(error)")
         }
-        return configuration
+        return Pair(chain: chain, key: key)
     }
 
     private static func error(_ detail: String) -> ServerAPIError {

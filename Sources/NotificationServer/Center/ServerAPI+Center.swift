@@ -41,7 +41,9 @@ extension ServerAPI {
         group.add(
             middleware: WebCenterAccess(
                 opensSession: { links.redeem($0, at: clock.now) },
-                acceptsBearer: { credentials.client(presenting: $0) != nil }, sessions: centerSessions,
+                // A client's token opens the pages when it may read (``ServerAPIScopes/read``).
+                acceptsBearer: { credentials.identify(presenting: $0)?.scopes.contains(.read) == true },
+                sessions: centerSessions,
                 maximumBodySize: configuration.maximumBodySize, cookieName: Self.centerCookieName,
                 cookiePath: "/center", linkCommand: "unotify server center"))
         group.get("static/center.css") { _, _ in WebCenterAssets.response(WebCenterAssets.css, type: "text/css") }

@@ -73,7 +73,8 @@ final class EmbeddedSystem: Sendable {
         let sqliteStore = store as? SQLiteNotificationStore
         _ = sqliteStore?.changedElsewhere()
         monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) {
-            if sqliteStore?.changedElsewhere() ?? true { scheduler.storeDidChange() }
+            guard let sqliteStore else { return scheduler.storeDidChange() }
+            sqliteStore.checkChangedElsewhere { scheduler.storeDidChange() }
         }
         loop = Task { await scheduler.run() }
     }

@@ -20,14 +20,17 @@ struct ServerAPIClient {
         var json: Any?
     }
 
-    /// Sends one request and returns a 2xx answer.
+    /// Sends one request and returns a 2xx answer (or one of the `accepting` statuses).
     ///
     /// - Parameters:
     ///   - method: `GET`, `PUT`, `POST` or `DELETE`.
     ///   - path: The path below the base address, with its segments already percent-encoded.
     ///   - body: A JSON object to send.
-    /// - Throws: ``CLIError`` with the API's reason and detail for a 4xx or 5xx, or what stopped the connection.
-    func send(_ method: String, _ path: String, body: [String: Any]? = nil) async throws -> Answer {
+    ///   - accepting: Statuses beyond 2xx whose answer the caller reads itself (422 of an atomic batch).
+    /// - Throws: ``CLIError`` with the API's reason and detail for another 4xx or 5xx, or what stopped the connection.
+    func send(_ method: String, _ path: String, body: [String: Any]? = nil, accepting: Set<Int> = []) async throws
+        -> Answer
+    {
         guard let url = URL(string: path, relativeTo: base) else { throw CLIError("cannot make an address of \(path)") }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
@@ -54,7 +57,7 @@ struct ServerAPIClient {
             throw CLIError("cannot reach the server API at \(base.absoluteString): \(error)")
         }
         let json = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data)
-        guard (200..<300).contains(status) else {
+        guard (200..<300).contains(status) || accepting.contains(status) else {
             let object = json as? [String: Any]
             let reason = object?["reason"] as? String ?? "HTTP \(status)"
             let detail = object?["detail"] as? String ?? String(decoding: data.prefix(200), as: UTF8.self)

@@ -16,12 +16,20 @@ struct ServerScheduleBatch: AsyncParsableCommand {
             request object is reported with its number, and nothing is scheduled. Then the lines go to the API in \
             batches of --batch-size (POST /v1/request-batches). A request the server refuses (an unknown or inactive \
             device, a refused trigger) is reported with its line number and the others are stored; a batch the server \
-            refuses whole stops the command, the batches before it stored.
+            refuses whole stops the command, the batches before it stored. With --atomic the whole file goes in \
+            one call, all of it or nothing: every request is checked, then all are stored in one transaction; one \
+            refused request (reported with its line number) or a store failure leaves nothing stored.
             """)
 
     @OptionGroup var options: ServerOptions
     @Argument(help: "The JSON Lines file, or - for standard input.") var file: String
     @Option(help: "Requests per call of the API (1 to 5000).") var batchSize = 1_000
+    @Flag(
+        help: """
+            All or nothing: send the whole file in one call (at most --batch-size lines) and store every request or \
+            none.
+            """)
+    var atomic = false
 
     func validate() throws {
         guard (1...5_000).contains(batchSize) else {
@@ -80,7 +88,16 @@ struct ServerScheduleBatch: AsyncParsableCommand {
                 throw CLIError("\(problems.count) bad line(s) in \(file): nothing scheduled")
             }
             guard !lines.isEmpty else { throw CLIError("\(file) holds no requests") }
+            if atomic, lines.count > batchSize {
+                throw CLIError(
+                    "--atomic sends the file in one call: \(lines.count) requests are more than --batch-size "
+                        + "\(batchSize) (raise it, up to the server's limit): nothing scheduled")
+            }
             let client = try options.client()
+            if atomic {
+                try await scheduleAll(lines, client)
+                return
+            }
             var scheduled = 0
             var failures: [[String: Any]] = []
             for start in stride(from: 0, to: lines.count, by: batchSize) {
@@ -118,5 +135,37 @@ struct ServerScheduleBatch: AsyncParsableCommand {
             }
             if !failures.isEmpty { throw ExitCode(1) }
         }
+    }
+
+    /// Sends every line in one all-or-nothing call, and reports what was stored or why nothing was.
+    private func scheduleAll(_ lines: [Line], _ client: ServerAPIClient) async throws {
+        let body: [String: Any] = [
+            "requests": lines.map { ["device": $0.device, "request": $0.request] }, "atomic": true,
+        ]
+        let answer = try await client.send("POST", "v1/request-batches", body: body, accepting: [200, 422])
+        let result = answer.json as? [String: Any] ?? [:]
+        var failures: [[String: Any]] = []
+        for var failure in result["failed"] as? [[String: Any]] ?? [] {
+            if let index = failure["index"] as? Int, lines.indices.contains(index) {
+                failure["line"] = lines[index].number
+            }
+            failure["index"] = nil
+            failures.append(failure)
+        }
+        let scheduled = result["scheduled"] as? Int ?? 0
+        if options.json {
+            try CLIOutput.printJSON(["atomic": true, "scheduled": scheduled, "failed": failures])
+        } else if failures.isEmpty {
+            CLIOutput.print("scheduled all \(scheduled) requests (atomic)")
+        } else {
+            CLIOutput.print("nothing scheduled (atomic): \(failures.count) of \(lines.count) requests refused")
+            for failure in failures {
+                let line = failure["line"].map { "line \($0)" } ?? "a line"
+                CLIOutput.print(
+                    "  \(line): \(failure["device"] as? String ?? "?") \(failure["identifier"] as? String ?? "?"): "
+                        + "\(failure["reason"] as? String ?? "?") \(failure["detail"] as? String ?? "")")
+            }
+        }
+        if !failures.isEmpty { throw ExitCode(1) }
     }
 }
