@@ -101,6 +101,8 @@ public final class PostgresNotificationStore: NotificationStore {
     public func migrate() async throws {
         // A migration may rewrite large tables: it runs as long as it takes.
         try await transaction(bounded: false) { connection, logger in
+            // Nor is it ended for a pause between two of its statements (idleTransactionTimeout is for the frozen).
+            try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 0", logger: logger)
             try await Self.applyMigrations(connection, logger: logger)
         }
     }

@@ -45,13 +45,7 @@ struct ClusterCrashTests {
 
         // Each worker logs its owner name (the name its claims carry in `pending.claim_owner`) once it has migrated
         // the database and runs.
-        var owners: [String: Int] = [:]
-        #expect(await eventually(within: 120) {
-            owners = [:]
-            for (index, worker) in workers.enumerated() { if let owner = Self.owner(in: worker.log) { owners[owner] = index } }
-            return owners.count == workers.count
-        }, "\(logs(workers))")
-        try #require(owners.count == workers.count)
+        let owners = try await Self.owners(of: workers)
 
         let configuration = try PostgresNotificationStore.configuration(databaseURL: url)
         let sql = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "ClusterCrashTests"))
@@ -59,57 +53,17 @@ struct ClusterCrashTests {
             group.addTask { await sql.run() }
             defer { group.cancelAll() }
             try await PostgresNotificationStore.withStore(configuration: configuration) { store in
-                // The Swift API on a store handle of its own; no engine loop runs here (the scheduler only adds).
-                let api = DeviceScheduler(
-                    store: store,
-                    scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter()))
-                let devices = (0..<Self.deviceCount).map { registration("crash-\($0)", zone: "Europe/Paris") }
-                for device in devices { try await api.register(device) }
-                // The burst: 300 fires due within 3 s of one instant 3 s away, 10 per 0.1 s, inserted in one batch
-                // (one transaction, so the burst is in the database before it is due however loaded the machine:
-                // added one by one through the API, under the whole suite, they once took 25 s and were delivered as
-                // they came). Titles are the request identifiers, unique across devices.
-                let burst = Date().addingTimeInterval(3)
-                var batch: [PendingRequest] = []
-                for (index, device) in devices.enumerated() {
-                    for round in 0..<Self.requestsPerDevice {
-                        let due = burst.addingTimeInterval(Double((round * Self.deviceCount + index) % 30) * 0.1)
-                        batch.append(
-                            PendingRequest(
-                                appID: Device.appID(forDevice: device.id),
-                                spec: spec("\(device.id)-\(round)", .timeInterval(due.timeIntervalSinceNow, repeats: false)),
-                                addedAt: Date(), nextFireDate: due))
-                    }
-                }
-                _ = try await store.insertPending(batch: batch, cap: nil, at: Date())
-                let expected = Set(batch.map(\.spec.identifier))
+                let expected = try await Self.scheduleBurst(
+                    store, prefix: "crash", devices: Self.deviceCount, perDevice: Self.requestsPerDevice)
                 #expect(expected.count == Self.deviceCount * Self.requestsPerDevice)
-                print("ClusterCrashTests: scheduled with \(burst.timeIntervalSinceNow) s to spare, \(side.received.count) arrived")
-                // Once a third of the fires arrived, the worker holding the most claims (at least 3) is killed with
-                // SIGKILL. It is stopped (SIGSTOP) first and its claims counted again while it cannot record any: a
-                // worker counted with 3 claims once recorded them all before the kill landed, and the takeover was
-                // not exercised. If it holds fewer than 3 by then, it goes on (SIGCONT) and the loop looks again.
-                var victim: Int?
-                let deadline = ContinuousClock.now + .seconds(120)
-                while victim == nil, ContinuousClock.now < deadline {
-                    if side.received.count >= expected.count / 3 {
-                        let claims = try await Self.claimCounts(sql)
-                        if let (owner, count) = claims.max(by: { $0.value < $1.value }), count >= 3,
-                            let index = owners[owner]
-                        {
-                            let pid = workers[index].process.processIdentifier
-                            kill(pid, SIGSTOP)
-                            if try await Self.settledClaimCount(sql, owner: owner) >= 3 {
-                                kill(pid, SIGKILL)
-                                victim = index
-                                break
-                            }
-                            kill(pid, SIGCONT)
-                        }
-                    }
-                    try await Task.sleep(for: .milliseconds(5))
+                print("ClusterCrashTests: scheduled, \(side.received.count) arrived")
+                // Once a third of the fires arrived, the worker holding the most claims (at least 3, counted again
+                // once it is stopped) is killed with SIGKILL.
+                let stopped = try await Self.stopBusiest(workers, owners: owners, sql: sql) {
+                    side.received.count >= expected.count / 3
                 }
-                let killed = try #require(victim, "no worker held 3 claims once a third of the fires had arrived")
+                let killed = try #require(stopped, "no worker held 3 claims once a third of the fires had arrived").index
+                kill(workers[killed].process.processIdentifier, SIGKILL)
                 let arrivedBeforeKill = side.received.count
                 await Self.waitForExit([workers[killed].process])
                 #expect(workers[killed].process.terminationReason == .uncaughtSignal)
@@ -166,6 +120,69 @@ struct ClusterCrashTests {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         return Worker(process: process, log: log)
+    }
+
+    /// Registers `devices` devices (`PREFIX-0`, ...) and inserts `perDevice` requests for each, due within 3 s of an
+    /// instant 3 s away, 10 per 0.1 s, in one batch: one transaction, so the burst is in the database before it is due
+    /// however loaded the machine (added one by one through the API, under the whole suite, they once took 25 s and
+    /// were delivered as they came). No engine loop runs on this store handle (its scheduler only adds).
+    /// - Returns: The requests' identifiers, which are also their titles, unique across devices.
+    static func scheduleBurst(_ store: PostgresNotificationStore, prefix: String, devices count: Int, perDevice: Int)
+        async throws -> Set<String>
+    {
+        let api = DeviceScheduler(
+            store: store, scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter()))
+        let devices = (0..<count).map { registration("\(prefix)-\($0)", zone: "Europe/Paris") }
+        for device in devices { try await api.register(device) }
+        let burst = Date().addingTimeInterval(3)
+        var batch: [PendingRequest] = []
+        for (index, device) in devices.enumerated() {
+            for round in 0..<perDevice {
+                let due = burst.addingTimeInterval(Double((round * count + index) % 30) * 0.1)
+                batch.append(
+                    PendingRequest(
+                        appID: Device.appID(forDevice: device.id),
+                        spec: spec("\(device.id)-\(round)", .timeInterval(due.timeIntervalSinceNow, repeats: false)),
+                        addedAt: Date(), nextFireDate: due))
+            }
+        }
+        _ = try await store.insertPending(batch: batch, cap: nil, at: Date())
+        return Set(batch.map(\.spec.identifier))
+    }
+
+    /// Each worker's owner name (the name its claims carry in `pending.claim_owner`), read from its log once it has
+    /// migrated the database and runs, with the worker's index.
+    static func owners(of workers: [Worker]) async throws -> [String: Int] {
+        var owners: [String: Int] = [:]
+        #expect(await eventually(within: 120) {
+            owners = [:]
+            for (index, worker) in workers.enumerated() { if let owner = Self.owner(in: worker.log) { owners[owner] = index } }
+            return owners.count == workers.count
+        }, "\(ClusterCrashTests().logs(workers))")
+        try #require(owners.count == workers.count)
+        return owners
+    }
+
+    /// Once `ready()` holds, stops (SIGSTOP) the worker holding the most claims, at least `minimum`, and returns it
+    /// stopped, with its owner name; `nil` when none did within 120 s. Its claims are counted again once it is stopped
+    /// (it can record none then): a worker counted with 3 claims once recorded them all before a signal landed. One
+    /// holding fewer by then goes on (SIGCONT) and the search goes on.
+    static func stopBusiest(
+        _ workers: [Worker], owners: [String: Int], sql: PostgresClient, minimum: Int = 3, once ready: () -> Bool
+    ) async throws -> (index: Int, owner: String)? {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            if ready(), let (owner, count) = try await claimCounts(sql).max(by: { $0.value < $1.value }),
+                count >= minimum, let index = owners[owner]
+            {
+                let pid = workers[index].process.processIdentifier
+                kill(pid, SIGSTOP)
+                if try await settledClaimCount(sql, owner: owner) >= minimum { return (index, owner) }
+                kill(pid, SIGCONT)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
     }
 
     /// The owner name in a worker's "server-mode worker running" log line.

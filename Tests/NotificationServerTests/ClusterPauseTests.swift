@@ -38,15 +38,7 @@ struct ClusterPauseTests {
                 kill(worker.process.processIdentifier, SIGKILL)
             }
         }
-        var owners: [String: Int] = [:]
-        #expect(await eventually(within: 120) {
-            owners = [:]
-            for (index, worker) in workers.enumerated() {
-                if let owner = ClusterCrashTests.owner(in: worker.log) { owners[owner] = index }
-            }
-            return owners.count == workers.count
-        }, "\(crash.logs(workers))")
-        try #require(owners.count == workers.count)
+        let owners = try await ClusterCrashTests.owners(of: workers)
 
         let configuration = try PostgresNotificationStore.configuration(databaseURL: url)
         let sql = PostgresClient(configuration: configuration, backgroundLogger: Logger(label: "ClusterPauseTests"))
@@ -54,27 +46,15 @@ struct ClusterPauseTests {
             group.addTask { await sql.run() }
             defer { group.cancelAll() }
             try await PostgresNotificationStore.withStore(configuration: configuration) { store in
-                let expected = try await Self.scheduleBurst(store)
+                let expected = try await ClusterCrashTests.scheduleBurst(
+                    store, prefix: "pause", devices: Self.deviceCount, perDevice: Self.requestsPerDevice)
                 // Once a quarter arrived, the worker holding the most claims (at least 3, counted again once it is
                 // stopped) is frozen.
-                var frozen: (index: Int, owner: String, held: Set<String>)?
-                let deadline = ContinuousClock.now + .seconds(120)
-                while frozen == nil, ContinuousClock.now < deadline {
-                    if side.received.count >= expected.count / 4,
-                        let (owner, count) = try await ClusterCrashTests.claimCounts(sql).max(by: { $0.value < $1.value }),
-                        count >= 3, let index = owners[owner]
-                    {
-                        let pid = workers[index].process.processIdentifier
-                        kill(pid, SIGSTOP)
-                        if try await ClusterCrashTests.settledClaimCount(sql, owner: owner) >= 3 {
-                            frozen = (index, owner, try await ClusterCrashTests.claimedIdentifiers(sql, owner: owner))
-                            break
-                        }
-                        kill(pid, SIGCONT)
-                    }
-                    try await Task.sleep(for: .milliseconds(5))
+                let stopped = try await ClusterCrashTests.stopBusiest(workers, owners: owners, sql: sql) {
+                    side.received.count >= expected.count / 4
                 }
-                let (index, owner, held) = try #require(frozen, "no worker held 3 claims once a quarter had arrived")
+                let (index, owner) = try #require(stopped, "no worker held 3 claims once a quarter had arrived")
+                let held = try await ClusterCrashTests.claimedIdentifiers(sql, owner: owner)
                 // Frozen until every claim it held has passed to the other worker (after the lease, 8 s).
                 #expect(try await eventually(within: 120) {
                     try await ClusterCrashTests.claimedIdentifiers(sql, owner: owner).isEmpty
@@ -106,28 +86,5 @@ struct ClusterPauseTests {
         await ClusterCrashTests.waitForExit(workers.map(\.process))
         #expect(workers.map(\.process.terminationStatus) == [0, 0], "\(crash.logs(workers))")
         await side.stop()
-    }
-
-    /// 200 fires due within 3 s of an instant 3 s away, over 20 devices, inserted in one transaction.
-    /// - Returns: Their identifiers (also their titles).
-    static func scheduleBurst(_ store: PostgresNotificationStore) async throws -> Set<String> {
-        let api = DeviceScheduler(
-            store: store, scheduler: NotificationScheduler(store: store, clock: ServerWorker.utcClock, presenter: NoPresenter()))
-        let devices = (0..<deviceCount).map { registration("pause-\($0)", zone: "Europe/Paris") }
-        for device in devices { try await api.register(device) }
-        let burst = Date().addingTimeInterval(3)
-        var batch: [PendingRequest] = []
-        for (index, device) in devices.enumerated() {
-            for round in 0..<requestsPerDevice {
-                let due = burst.addingTimeInterval(Double((round * deviceCount + index) % 30) * 0.1)
-                batch.append(
-                    PendingRequest(
-                        appID: Device.appID(forDevice: device.id),
-                        spec: spec("\(device.id)-\(round)", .timeInterval(due.timeIntervalSinceNow, repeats: false)),
-                        addedAt: Date(), nextFireDate: due))
-            }
-        }
-        _ = try await store.insertPending(batch: batch, cap: nil, at: Date())
-        return Set(batch.map(\.spec.identifier))
     }
 }

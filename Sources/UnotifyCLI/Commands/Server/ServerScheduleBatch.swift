@@ -126,14 +126,19 @@ struct ServerScheduleBatch: AsyncParsableCommand {
                 try CLIOutput.printJSON(["scheduled": scheduled, "failed": failures])
             } else {
                 CLIOutput.print("scheduled \(scheduled) of \(lines.count) requests")
-                for failure in failures {
-                    let line = failure["line"].map { "line \($0)" } ?? "a line"
-                    CLIOutput.print(
-                        "  \(line): \(failure["device"] as? String ?? "?") \(failure["identifier"] as? String ?? "?"): "
-                            + "\(failure["reason"] as? String ?? "?") \(failure["detail"] as? String ?? "")")
-                }
+                printRefused(failures)
             }
             if !failures.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    /// Prints each refused request, one line each: its line number, device, identifier, reason and detail.
+    private func printRefused(_ failures: [[String: Any]]) {
+        for failure in failures {
+            let line = failure["line"].map { "line \($0)" } ?? "a line"
+            CLIOutput.print(
+                "  \(line): \(failure["device"] as? String ?? "?") \(failure["identifier"] as? String ?? "?"): "
+                    + "\(failure["reason"] as? String ?? "?") \(failure["detail"] as? String ?? "")")
         }
     }
 
@@ -159,12 +164,7 @@ struct ServerScheduleBatch: AsyncParsableCommand {
             CLIOutput.print("scheduled all \(scheduled) requests (atomic)")
         } else {
             CLIOutput.print("nothing scheduled (atomic): \(failures.count) of \(lines.count) requests refused")
-            for failure in failures {
-                let line = failure["line"].map { "line \($0)" } ?? "a line"
-                CLIOutput.print(
-                    "  \(line): \(failure["device"] as? String ?? "?") \(failure["identifier"] as? String ?? "?"): "
-                        + "\(failure["reason"] as? String ?? "?") \(failure["detail"] as? String ?? "")")
-            }
+            printRefused(failures)
         }
         if !failures.isEmpty { throw ExitCode(1) }
     }
