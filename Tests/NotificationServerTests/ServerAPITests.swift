@@ -9,6 +9,7 @@ import NotificationServer
 import NotificationStorePostgres
 import OpenUserNotificationsTesting
 import Testing
+import TestPrograms
 
 /// The worker's HTTP JSON API, in-process (`HummingbirdTesting` `.router`) on a fresh PostgreSQL database each.
 @Suite("Server API: devices and requests over HTTP", .timeLimit(.minutes(2)))
@@ -436,6 +437,39 @@ struct ServerAPITests {
             }
         }
         return routes.sorted()
+    }
+
+    @Test("docs/openapi/server-api.yaml is valid YAML, and every $ref names a component it defines")
+    func openAPIDocumentParses() async throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/openapi/server-api.yaml")
+        // Debian's python3-yaml (scripts/test installs it): a real YAML parser, where documentedRoutes() reads only
+        // the keys it needs. A description with ": " in a plain scalar once made the whole file unreadable.
+        let script = """
+            import sys, yaml
+            document = yaml.safe_load(open(sys.argv[1]))
+            refs = []
+            def walk(node):
+                if isinstance(node, dict):
+                    for key, value in node.items():
+                        if key == "$ref": refs.append(value)
+                        else: walk(value)
+                elif isinstance(node, list):
+                    for value in node: walk(value)
+            walk(document)
+            missing = []
+            for ref in refs:
+                node = document
+                for part in ref.lstrip("#/").split("/"):
+                    node = node.get(part) if isinstance(node, dict) else None
+                if node is None: missing.append(ref)
+            print(len(document["paths"]), len(refs), " ".join(sorted(set(missing))))
+            """
+        let output = try await runProgram("/usr/bin/python3", ["-c", script, file.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        let fields = output.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        #expect(fields.count == 2, "unresolved $ref: \(fields.dropFirst(2).joined(separator: ", "))")
+        #expect((Int(fields.first ?? "") ?? 0) > 20 && (Int(fields.dropFirst().first ?? "") ?? 0) > 50, "\(output.stdout)")
     }
 
     @Test("docs/openapi/server-api.yaml describes exactly the routes the router serves")
