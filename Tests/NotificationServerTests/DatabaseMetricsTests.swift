@@ -39,8 +39,8 @@ struct DatabaseMetricsTests {
         configuration.options.maximumConnections = 1
         try await PostgresNotificationStore.withStore(
             // Long enough for the pool's one connection to be made on a loaded machine (0.5 s was not, once, alongside
-            // 17 other suites), short enough for the timeout below.
-            configuration: configuration, connectionWait: .seconds(3)
+            // 17 other suites; 3 s was not, once, in a fresh clone's whole suite), short enough for the timeout below.
+            configuration: configuration, connectionWait: .seconds(10)
         ) { store in
             let metrics = ServerMetrics(worker: "w1")
             metrics.exportDatabaseMetrics(of: store)
