@@ -21,8 +21,11 @@ struct ClusterCrashTests {
     /// Seconds a worker's claim lasts in this test (`--claim-lease`): short, so the killed worker's claims come back
     /// within the test. A live worker renews its claims every third of the lease however long its batch takes (before
     /// renewal, 8 s once let a live worker's claim expire on a machine loaded by two builds, and the test used 15 s);
-    /// what must still fit in 8 s is the test reading the dead worker's claims once it has exited.
-    static let lease = 8.0
+    /// what must still fit in the lease is the test reading the dead worker's claims once it has exited. 15 s again:
+    /// in a fresh clone's whole suite (the test took 104 s instead of 15) all ten fires of one device, none of them
+    /// the killed worker's, arrived twice -- a live worker's renewal (every third of the lease) came too late under
+    /// that load, the case docs/server-mode.md excludes ("no live worker cut off for longer than its lease").
+    static let lease = 15.0
     static let deviceCount = 30
     static let requestsPerDevice = 10
 

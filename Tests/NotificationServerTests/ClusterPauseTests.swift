@@ -55,7 +55,7 @@ struct ClusterPauseTests {
                 }
                 let (index, owner) = try #require(stopped, "no worker held 3 claims once a quarter had arrived")
                 let held = try await ClusterCrashTests.claimedIdentifiers(sql, owner: owner)
-                // Frozen until every claim it held has passed to the other worker (after the lease, 8 s).
+                // Frozen until every claim it held has passed to the other worker (after the lease, 15 s).
                 #expect(try await eventually(within: 120) {
                     try await ClusterCrashTests.claimedIdentifiers(sql, owner: owner).isEmpty
                 }, "\(crash.logs(workers))")
