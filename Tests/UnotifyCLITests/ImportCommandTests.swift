@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NotificationModel
 import Testing
 
 @testable import UnotifyCLI
@@ -166,5 +167,29 @@ struct ImportCommandTests {
                 })
         let global: Set<String> = ["app", "store", "json", "mode", "socket", "verbose", "help", "version"]
         #expect(options.subtracting(global) == RequestFields.jsonKeys.subtracting(["app"]))
+    }
+
+    @Test("lines are split at line feeds (a CR before one is the line's), and batches keep file order per app across chunks")
+    func linesAndBatches() throws {
+        let ranges = Import.lineRanges(in: Data("ab\r\n\ncd\n".utf8))
+        #expect(ranges == [0..<3, 4..<4, 5..<7, 8..<8])
+        #expect(Import.lineRanges(in: Data()) == [0..<0])
+        #expect(Import.lineRanges(in: Data("x".utf8)) == [0..<1])
+
+        func item(_ line: Int, _ app: String) -> Import.Item {
+            Import.Item(
+                line: line, appID: app,
+                spec: RequestSpec(identifier: "r\(line)", content: NotificationPayload(), trigger: nil))
+        }
+        let parsed = Import.ParsedLines(
+            chunks: [[item(1, "a"), item(2, "b")], [], [item(4, "a"), item(5, "a"), item(7, "c")]], bad: [])
+        #expect(parsed.count == 5 && parsed.appIDs == ["a", "b", "c"])
+        let batches = Array(parsed.batches(of: 3))
+        #expect(batches.map(\.count) == [3, 2])
+        #expect(batches.map(\.firstLine) == [1, 5] && batches.map(\.lastLine) == [4, 7])
+        #expect(batches[0].requestsByApp.map(\.appID) == ["a", "b"])
+        #expect(batches[0].requestsByApp.map { $0.specs.map(\.identifier) } == [["r1", "r4"], ["r2"]])
+        #expect(batches[1].requestsByApp.map { $0.specs.map(\.identifier) } == [["r5"], ["r7"]])
+        #expect(Array(Import.ParsedLines(chunks: [[], []], bad: []).batches(of: 3)).isEmpty)
     }
 }
