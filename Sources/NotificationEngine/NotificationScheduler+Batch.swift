@@ -14,7 +14,8 @@ extension NotificationScheduler {
     ///   `storeFailure` when the store fails (nothing is stored either).
     ///
     /// The checks and fire dates of a large batch take milliseconds of CPU: they run off the scheduler's actor
-    /// (this method is `nonisolated`), which meanwhile delivers and accepts other adds.
+    /// (this method is `nonisolated`), which meanwhile delivers and accepts other adds, on ``BulkExecutor/shared``'s
+    /// low-priority threads.
     public nonisolated func add(contentsOf requests: [BatchRequest]) async throws -> BatchAddResult {
         guard !requests.isEmpty else { return BatchAddResult(added: 0, discarded: []) }
         try await checkPlannedZone()
@@ -24,9 +25,11 @@ extension NotificationScheduler {
         let appIDs = Array(Set(requests.map(\.appID)))
         let deniedApps = try await Self.storeCall { try await store.deniedAppIDs(among: appIDs) }
         let denied = Dictionary(uniqueKeysWithValues: deniedApps.map { ($0, true) })
-        // The checks and fire dates run on a thread of Dispatch's, not on the concurrency pool's few threads, which
-        // the delivery loop needs on time.
-        let checked = await Self.offPool { [denied] in Self.checked(requests, denied: denied, at: now, calendar: calendar) }
+        // The checks and fire dates run on a bulk thread at low priority, not on the concurrency pool's few threads,
+        // which the delivery loop needs on time (BulkExecutor).
+        let checked = await BulkExecutor.shared.run { [denied] in
+            Self.checked(requests, denied: denied, at: now, calendar: calendar)
+        }
         guard case .success(let pending) = checked else {
             if case .failure(let error) = checked { throw error }
             return BatchAddResult(added: 0, discarded: [])
@@ -78,13 +81,6 @@ extension NotificationScheduler {
             }
         }
         return refusals.isEmpty ? .success(pending) : .failure(BatchAddError(refusals: refusals))
-    }
-
-    /// Runs CPU-bound work on a Dispatch thread and waits for it without holding a thread of the concurrency pool.
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
-        }
     }
 
     /// The checks that do not depend on the clock: a trigger Apple would trap on, content that could not be read

@@ -323,14 +323,13 @@ public final class SQLiteNotificationStore: NotificationStore {
     {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
         // Encoded before the transaction, so the write lock is held for the SQL alone; a large batch on every core,
-        // on Dispatch's threads, so the caller's concurrency pool stays free for what must run on time.
+        // on the engine's bulk threads at low priority, so the caller's concurrency pool stays free for what must run
+        // on time and a waking delivery loop comes first.
         let (records, plans) =
             if requests.count <= Self.inlineEncodingLimit {
                 try Self.encoded(requests[...], encoder: JSON.makeEncoder())
             } else {
-                try await withCheckedThrowingContinuation { continuation in
-                    DispatchQueue.global().async { continuation.resume(with: Result { try Self.encoded(requests) }) }
-                }
+                try await Self.encoded(requests)
             }
         return try await write { db in
             let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
@@ -401,22 +400,18 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// The rows of `requests` and, for floating calendar triggers, their plans' trigger JSON: encoded in chunks
-    /// on every core (JSON encoding costs more than the SQL).
-    private static func encoded(_ requests: [PendingRequest]) throws -> ([PendingRecord], [Data?]) {
+    /// on every core (JSON encoding costs more than the SQL), on ``BulkExecutor/shared``'s low-priority threads.
+    private static func encoded(_ requests: [PendingRequest]) async throws -> ([PendingRecord], [Data?]) {
         let chunk = 2_048
         let chunks = (requests.count + chunk - 1) / chunk
-        let results = Mutex([Int: Result<([PendingRecord], [Data?]), any Error>]())
-        DispatchQueue.concurrentPerform(iterations: chunks) { part in
-            let slice = requests[part * chunk..<min((part + 1) * chunk, requests.count)]
-            let result = Result { try encoded(slice, encoder: JSON.makeEncoder()) }
-            results.withLock { $0[part] = result }
+        let parts = try await BulkExecutor.shared.perform(iterations: chunks) { part in
+            try encoded(requests[part * chunk..<min((part + 1) * chunk, requests.count)], encoder: JSON.makeEncoder())
         }
         var records: [PendingRecord] = []
         var plans: [Data?] = []
         records.reserveCapacity(requests.count)
         plans.reserveCapacity(requests.count)
-        for part in 0..<chunks {
-            let (partRecords, partPlans) = try results.withLock({ $0[part]! }).get()
+        for (partRecords, partPlans) in parts {
             records += partRecords
             plans += partPlans
         }

@@ -1,0 +1,47 @@
+#if os(Linux)
+import Glibc
+#elseif os(macOS)
+import Darwin
+#else
+#error("ThreadPriority: unsupported operating system")
+#endif
+
+/// The OS scheduling priority (nice value) of the calling thread.
+///
+/// On Linux the nice value belongs to a thread, not to the process: `setpriority(PRIO_PROCESS, 0, n)` changes the
+/// calling thread only (`who` 0 is the calling task), and a thread started later inherits its creator's value. A
+/// thread may raise its own nice value (lower its priority) without privileges.
+///
+/// > Note: On macOS the nice value belongs to the process; there the calling thread is moved to the utility
+/// > quality-of-service class instead, and ``currentNice`` reports the process's value.
+enum ThreadPriority {
+    /// The nice value of the calling thread (-20 to 19; 0 unless something lowered it).
+    static var currentNice: Int32 {
+        #if os(Linux)
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        #else
+        getpriority(PRIO_PROCESS, 0)
+        #endif
+    }
+
+    /// The nice value of the process's main thread: what `nice -n N` gave the process.
+    static var processNice: Int32 {
+        #if os(Linux)
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(getpid()))
+        #else
+        getpriority(PRIO_PROCESS, 0)
+        #endif
+    }
+
+    /// Lowers the calling thread's priority to the process's nice value plus `increment` (at most 19).
+    /// - Returns: Whether the system took the new value.
+    @discardableResult
+    static func lowerCurrentThread(by increment: Int32) -> Bool {
+        #if os(Linux)
+        let target = min(19, max(processNice, currentNice) + increment)
+        return setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, target) == 0
+        #else
+        return pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0) == 0
+        #endif
+    }
+}
