@@ -136,7 +136,7 @@ public protocol NotificationStore: Sendable {
     /// Records many fires as ``completeFire(_:nextFireDate:delivered:history:badge:)`` records each, in order: what
     /// the engine's recorder does with the fires that queued up while it wrote the previous ones. The PostgreSQL store
     /// records them in a few set-based statements in one transaction per group of apps (a round trip per statement,
-    /// not per fire); the default, which the SQLite store keeps, calls `completeFire` for each.
+    /// not per fire), the SQLite store all of them in one transaction; the default calls `completeFire` for each.
     /// - Returns: The history entries' identifiers, in order (0 for a fire another engine records, as
     ///   `completeFire` answers).
     @discardableResult

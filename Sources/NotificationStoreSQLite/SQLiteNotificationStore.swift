@@ -621,45 +621,75 @@ public final class SQLiteNotificationStore: NotificationStore {
         badge: Int?
     ) async throws -> Int64 {
         try await write { db in
-            switch (nextFireDate, request.isFloating) {
-            case (nil, _) where Self.isRepeatingLocation(request):
-                // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
-                try db.execute(
-                    sql: """
-                        UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
-                        nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
-                        """,
-                    arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
-            case (nil, _):
-                try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
-                if request.isFloating { try Self.pruneFloatingPlans(db) }
-            case (_?, true):
-                // The plan moves on once every request following it has fired (see advanceFloatingPlans).
-                try db.execute(
-                    sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
-                    arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
-            case (let next?, false):
-                try db.execute(
-                    sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                    arguments: [next.timeIntervalSince1970, request.revision])
-            }
-            var historyRecord = try HistoryRecord(history)
-            try historyRecord.insert(db)
-            let historyID = historyRecord.id!
-            if var delivered {
-                delivered.historyID = historyID
-                try DeliveredRecord(delivered).insert(db, onConflict: .replace)
-            }
-            if let badge {
-                try db.execute(
-                    sql: """
-                        INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, 0, 0, ?)
-                        ON CONFLICT(id) DO UPDATE SET badge = excluded.badge
-                        """,
-                    arguments: [request.appID, badge])
-            }
-            return historyID
+            try Self.complete(request, nextFireDate: nextFireDate, delivered: delivered, history: history, badge: badge, db)
         }
+    }
+
+    /// Records the fires as ``completeFire(_:nextFireDate:delivered:history:badge:)`` records each, one after the
+    /// other, in **one** transaction: the engine's recorder hands over every fire that queued up while it wrote the
+    /// previous ones (many pushes fall due together), and each transaction costs a commit and an `fsync`. All of them
+    /// are recorded or, when one fails, none: their claims then end with their leases and they are delivered again
+    /// (at least once).
+    ///
+    /// ```swift
+    /// let historyIDs = try await store.completeFires(fires)   // in the order of `fires`
+    /// ```
+    /// - Returns: The history entries' identifiers, in the order of `fires`.
+    @discardableResult
+    public func completeFires(_ fires: [FireCompletion]) async throws -> [Int64] {
+        guard !fires.isEmpty else { return [] }
+        return try await write { db in
+            try fires.map { fire in
+                try Self.complete(
+                    fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered, history: fire.history,
+                    badge: fire.badge, db)
+            }
+        }
+    }
+
+    /// One fire's recording, inside the caller's transaction.
+    private static func complete(
+        _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
+        badge: Int?, _ db: Database
+    ) throws -> Int64 {
+        switch (nextFireDate, request.isFloating) {
+        case (nil, _) where Self.isRepeatingLocation(request):
+            // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
+            try db.execute(
+                sql: """
+                    UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
+                    nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
+                    """,
+                arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
+        case (nil, _):
+            try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
+            if request.isFloating { try Self.pruneFloatingPlans(db) }
+        case (_?, true):
+            // The plan moves on once every request following it has fired (see advanceFloatingPlans).
+            try db.execute(
+                sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
+                arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
+        case (let next?, false):
+            try db.execute(
+                sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
+                arguments: [next.timeIntervalSince1970, request.revision])
+        }
+        var historyRecord = try HistoryRecord(history)
+        try historyRecord.insert(db)
+        let historyID = historyRecord.id!
+        if var delivered {
+            delivered.historyID = historyID
+            try DeliveredRecord(delivered).insert(db, onConflict: .replace)
+        }
+        if let badge {
+            try db.execute(
+                sql: """
+                    INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, 0, 0, ?)
+                    ON CONFLICT(id) DO UPDATE SET badge = excluded.badge
+                    """,
+                arguments: [request.appID, badge])
+        }
+        return historyID
     }
 
     // MARK: - Location triggers
