@@ -112,6 +112,65 @@ struct FastSpecJSONTests {
         #expect(FastSpecJSON.encode(uncovered) == nil)
     }
 
+    @Test("reading: every spec it writes reads back equal to what StoredJSON decodes")
+    func readsBack() throws {
+        for spec in try Self.specs() + Self.pushSpecs() {
+            let bytes = try #require(FastSpecJSON.encode(spec))
+            let fast = try #require(FastSpecJSON.decodeSpec(bytes), "\(spec.identifier)")
+            #expect(fast == spec)
+            #expect(fast == (try StoredJSON.decode(RequestSpec.self, from: bytes)))
+        }
+    }
+
+    @Test("reading: what it does not cover answers nil, and nothing it reads differs from StoredJSON")
+    func readingLeavesTheRest() throws {
+        var spec = Self.specs()[2]
+        spec.content.title = "new\nline \u{1} tab\t é"
+        spec.content.userInfo["v"] = .double(0.1)
+        let escaped = try StoredJSON.encode(spec)
+        // \u0001 is an escape it does not read.
+        #expect(FastSpecJSON.decodeSpec(escaped) == nil)
+        spec.content.title = "new\nline tab\t é \r"
+        #expect(FastSpecJSON.decodeSpec(try StoredJSON.encode(spec)) == spec)
+        let base = String(decoding: try #require(FastSpecJSON.encode(Self.specs()[1])), as: UTF8.self)
+        let variants = [
+            base.replacingOccurrences(of: #""identifier":"#, with: #""unknown":1,"identifier":"#),
+            base.replacingOccurrences(of: #""attachments":[],"#, with: #""attachments":[],"badge":null,"#),
+            base.replacingOccurrences(of: #""identifier":"#, with: #""identifier":"x","identifier":"#),
+            base.replacingOccurrences(of: #""interruptionLevel":1"#, with: #""interruptionLevel":-1"#),
+            base.replacingOccurrences(of: #""summaryArgumentCount":1"#, with: #""summaryArgumentCount":1.5"#),
+            base.replacingOccurrences(of: #""relevanceScore":0.5"#, with: #""relevanceScore":1e999"#),
+            base.replacingOccurrences(of: #"{"s":"nine"}"#, with: #"{"s":"nine","i":1}"#),
+            base.replacingOccurrences(of: #""attachments":[]"#, with: #""attachments":[{}]"#),
+            base + " x",
+        ]
+        for variant in variants {
+            #expect(variant != base)
+            #expect(FastSpecJSON.decodeSpec(Data(variant.utf8)) == nil, "\(variant)")
+        }
+    }
+
+    @Test("reading: every prefix and many one-byte changes of stored specs answer nil or what StoredJSON decodes")
+    func readingDamagedBytes() throws {
+        let specs = try [Self.specs()[1], Self.pushSpecs()[1], Self.pushSpecs()[4]]
+        for spec in specs {
+            let bytes = Array(try #require(FastSpecJSON.encode(spec)))
+            for length in 0..<bytes.count {
+                #expect(FastSpecJSON.decodeSpec(Data(bytes[..<length])) == nil)
+            }
+            let replacements = Array(#"0"\{}[],:-.e9 "#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
+            for position in stride(from: 0, to: bytes.count, by: 3) {
+                for replacement in replacements where replacement != bytes[position] {
+                    var damaged = bytes
+                    damaged[position] = replacement
+                    let data = Data(damaged)
+                    guard let fast = FastSpecJSON.decodeSpec(data) else { continue }
+                    #expect(fast == (try? StoredJSON.decode(RequestSpec.self, from: data)), "at \(position): \(replacement)")
+                }
+            }
+        }
+    }
+
     @Test("what it does not cover it leaves to StoredJSON")
     func leavesTheRest() throws {
         var spec = Self.specs()[1]
