@@ -647,6 +647,14 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
+    private static let insertHistory = """
+        INSERT INTO history (app, requestIdentifier, title, due, actedAt, presenter, presentation, outcome, detail)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    private static let replaceDelivered = """
+        INSERT OR REPLACE INTO delivered (app, identifier, payload, date, historyID) VALUES (?, ?, ?, ?, ?)
+        """
+
     /// One fire's recording, inside the caller's transaction.
     private static func complete(
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
@@ -674,12 +682,28 @@ public final class SQLiteNotificationStore: NotificationStore {
                 sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
                 arguments: [next.timeIntervalSince1970, request.revision])
         }
-        var historyRecord = try HistoryRecord(history)
-        try historyRecord.insert(db)
-        let historyID = historyRecord.id!
+        // Prepared once per connection and bound directly: GRDB's record persistence encodes every row through
+        // `Encodable` first (measured: 2% of unotify-server-bench figure 4's samples for these two rows).
+        let historyRecord = try HistoryRecord(history)
+        let historyID: Int64
+        if historyRecord.id == nil {
+            try db.cachedStatement(sql: Self.insertHistory).execute(arguments: [
+                historyRecord.app, historyRecord.requestIdentifier, historyRecord.title, historyRecord.due,
+                historyRecord.actedAt, historyRecord.presenter, historyRecord.presentation, historyRecord.outcome,
+                historyRecord.detail,
+            ])
+            historyID = db.lastInsertedRowID
+        } else {
+            var record = historyRecord
+            try record.insert(db)
+            historyID = record.id!
+        }
         if var delivered {
             delivered.historyID = historyID
-            try DeliveredRecord(delivered).insert(db, onConflict: .replace)
+            let record = try DeliveredRecord(delivered)
+            try db.cachedStatement(sql: Self.replaceDelivered).execute(arguments: [
+                record.app, record.identifier, record.payload, record.date, record.historyID,
+            ])
         }
         if let badge {
             try db.execute(
