@@ -84,7 +84,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     public func appendAPNsLog(_ entries: [APNsLogEntry], keep: Int) async throws {
         guard !entries.isEmpty else { return }
         let encoder = JSON.makeEncoder()
-        let encoded = try entries.map { try encoder.encode($0) }
+        let encoded = try entries.map { try FastSpecJSON.encode($0) ?? encoder.encode($0) }
         try await write { db in
             let insert = try db.cachedStatement(sql: "INSERT INTO apnsLog (entry) VALUES (?)")
             for entry in encoded { try insert.execute(arguments: [entry]) }

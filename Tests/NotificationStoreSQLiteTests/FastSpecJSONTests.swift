@@ -171,6 +171,32 @@ struct FastSpecJSONTests {
         }
     }
 
+    @Test("APNs request log entries: the same bytes as StoredJSON; a payload with a line break is left to it")
+    func apnsLogEntries() throws {
+        let body = Data(#"{"aps":{"alert":{"title":"Bench","body":"push / é 🎉 \"q\""},"sound":"default"}}"#.utf8)
+        var entries = [
+            APNsLogEntry(
+                receivedAt: Date(timeIntervalSince1970: 1_767_603_600.123456), connection: "h2c 127.0.0.1:50312 #3",
+                environment: .development, method: "POST", path: "/3/device/" + String(repeating: "ab", count: 32),
+                headers: [("apns-topic", "com.example.app"), ("authorization", "bearer eyJhbGciOi.secret.tail"), ("apns-id", "x")],
+                payload: body, status: 200, reason: nil, apnsID: "00000000-0000-0000-0000-000000000000", latency: 0.000_412_5),
+            APNsLogEntry(
+                receivedAt: Date(timeIntervalSince1970: 0), connection: "", environment: .production, method: "GET",
+                path: "/trivial", headers: [], payload: Data(), status: 405, reason: "MethodNotAllowed", apnsID: nil,
+                latency: 12),
+        ]
+        entries[1].id = 42
+        entries[1].headers = [["only"], [], ["a", "b", "c"]]
+        for entry in entries {
+            let fast = try #require(FastSpecJSON.encode(entry))
+            #expect(String(decoding: fast, as: UTF8.self) == String(decoding: try StoredJSON.encode(entry), as: UTF8.self))
+            #expect(try StoredJSON.decode(APNsLogEntry.self, from: fast) == entry)
+        }
+        var multiline = entries[0]
+        multiline.payload = "{\n}"
+        #expect(FastSpecJSON.encode(multiline) == nil)
+    }
+
     @Test("what it does not cover it leaves to StoredJSON")
     func leavesTheRest() throws {
         var spec = Self.specs()[1]
