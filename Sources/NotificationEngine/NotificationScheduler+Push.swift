@@ -39,8 +39,13 @@ extension NotificationStore {
 
     /// The registration a device token was issued with, active or not.
     public func pushRegistration(token: DeviceToken) async throws -> PushRegistration? {
-        guard let appID = try await metadata(PushKeys.tokenOwner(token)), !appID.isEmpty else { return nil }
-        return try await decodedMetadata(PushRegistration.self, PushKeys.tokenRecord(token))
+        // Both keys in one read: the APNs endpoint asks this for every push.
+        let (ownerKey, recordKey) = (PushKeys.tokenOwner(token), PushKeys.tokenRecord(token))
+        let values = try await metadata(keys: [ownerKey, recordKey])
+        guard let appID = values[ownerKey], !appID.isEmpty, let stored = values[recordKey], !stored.isEmpty else {
+            return nil
+        }
+        return try JSONDecoder().decode(PushRegistration.self, from: Data(stored.utf8))
     }
 
     /// Registers an app for remote notifications: the active token it has, or a new random one.

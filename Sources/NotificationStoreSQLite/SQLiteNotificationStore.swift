@@ -977,6 +977,19 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await read { db in try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = ?", arguments: [key]) }
     }
 
+    /// The values in one read transaction (a push's token lookup reads two keys per request).
+    public func metadata(keys: [String]) async throws -> [String: String] {
+        guard !keys.isEmpty else { return [:] }
+        return try await read { db in
+            var values: [String: String] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, value FROM metadata WHERE key IN (\(databaseQuestionMarks(count: keys.count)))",
+                arguments: StatementArguments(keys))
+            while let row = try rows.next() { values[row["key"]] = row["value"] as String }
+            return values
+        }
+    }
+
     public func setMetadata(_ key: String, _ value: String) async throws {
         try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO metadata (key, value) VALUES (?, ?)", arguments: [key, value])
