@@ -39,8 +39,13 @@ extension NotificationStore {
 
     /// The registration a device token was issued with, active or not.
     public func pushRegistration(token: DeviceToken) async throws -> PushRegistration? {
-        guard let appID = try await metadata(PushKeys.tokenOwner(token)), !appID.isEmpty else { return nil }
-        return try await decodedMetadata(PushRegistration.self, PushKeys.tokenRecord(token))
+        // Both keys in one read: the APNs endpoint asks this for every push.
+        let (ownerKey, recordKey) = (PushKeys.tokenOwner(token), PushKeys.tokenRecord(token))
+        let values = try await metadata(keys: [ownerKey, recordKey])
+        guard let appID = values[ownerKey], !appID.isEmpty, let stored = values[recordKey], !stored.isEmpty else {
+            return nil
+        }
+        return try JSONDecoder().decode(PushRegistration.self, from: Data(stored.utf8))
     }
 
     /// Registers an app for remote notifications: the active token it has, or a new random one.
@@ -255,29 +260,43 @@ extension NotificationScheduler {
             return .queued
         }
         let now = clock.now
-        let state = try await appState(appID: appID)
-        guard state.authorization != .denied else {
-            let entry = HistoryEntry(
-                appID: appID, requestIdentifier: push.identifier, title: push.content.title, dueDate: now, actedAt: now,
-                presenter: "none", presentation: [], outcome: .unauthorized, detail: "remote notification")
-            try await storeCall { try await store.appendHistory(entry) }
-            return .unauthorized
-        }
         let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: now)
-        if push.mutableContent, try await startServiceExtension(for: request, deliver: deliver) {
-            if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
-            return .modifying
+        // A push for a service extension reads the app's authorization first (the extension must not see a push of a
+        // denied app); any other push has it read in the transaction that stores it, as an add has.
+        if push.mutableContent {
+            guard try await appState(appID: appID).authorization != .denied else {
+                return try await recordUnauthorized(push, appID: appID, at: now)
+            }
+            if try await startServiceExtension(for: request, deliver: deliver) {
+                if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
+                return .modifying
+            }
         }
         // No pending cap: a push is due at once and never waits behind local requests. Pushes arriving together
-        // (many streams of the APNs endpoint) share a transaction.
-        do { _ = try await commits.insert(request, kind: .init(cap: nil, refusesDenied: false)) } catch {
+        // (many streams of the APNs endpoint) share a transaction, and a denied app's push is left out of it.
+        do {
+            _ = try await commits.insert(request, kind: .init(cap: nil, refusesDenied: true))
+        } catch let error as EngineError where error.code == .notificationsNotAllowed {
+            return try await recordUnauthorized(push, appID: appID, at: now)
+        } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
         storeDidChange()
         if deliver { await deliverDue() }
         if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
         return .scheduled
+    }
+
+    /// Records that a push was not shown because the app is denied notifications.
+    private func recordUnauthorized(_ push: RemoteNotification, appID: String, at now: Date) async throws
+        -> PushDeliveryOutcome
+    {
+        let entry = HistoryEntry(
+            appID: appID, requestIdentifier: push.identifier, title: push.content.title, dueDate: now, actedAt: now,
+            presenter: "none", presentation: [], outcome: .unauthorized, detail: "remote notification")
+        try await storeCall { try await store.appendHistory(entry) }
+        return .unauthorized
     }
 
     /// Registers the running app's receiver of remote notifications and hands it the background push that

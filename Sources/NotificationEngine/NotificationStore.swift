@@ -136,7 +136,7 @@ public protocol NotificationStore: Sendable {
     /// Records many fires as ``completeFire(_:nextFireDate:delivered:history:badge:)`` records each, in order: what
     /// the engine's recorder does with the fires that queued up while it wrote the previous ones. The PostgreSQL store
     /// records them in a few set-based statements in one transaction per group of apps (a round trip per statement,
-    /// not per fire); the default, which the SQLite store keeps, calls `completeFire` for each.
+    /// not per fire), the SQLite store all of them in one transaction; the default calls `completeFire` for each.
     /// - Returns: The history entries' identifiers, in order (0 for a fire another engine records, as
     ///   `completeFire` answers).
     @discardableResult
@@ -239,6 +239,16 @@ public protocol NotificationStore: Sendable {
     func appendHistory(_ entry: HistoryEntry) async throws
 
     func metadata(_ key: String) async throws -> String?
+
+    /// Several metadata values read together (one read transaction, so one snapshot, where the store can): what a
+    /// push's token lookup needs on every request. The default reads them one after the other.
+    ///
+    /// ```swift
+    /// let values = try await store.metadata(keys: ["push.app.\(hex)", "push.registration.\(hex)"])
+    /// ```
+    /// - Returns: The keys that have a value, with it.
+    func metadata(keys: [String]) async throws -> [String: String]
+
     func setMetadata(_ key: String, _ value: String) async throws
 
     /// Appends entries to the APNs endpoint's request log, then keeps only its newest `keep` entries.
@@ -265,6 +275,13 @@ extension NotificationStore {
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {
         let value = try command.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
         try await setMetadata("launch.\(appID)", value)
+    }
+
+    /// Reads each key with ``metadata(_:)``, one after the other.
+    public func metadata(keys: [String]) async throws -> [String: String] {
+        var values: [String: String] = [:]
+        for key in keys { values[key] = try await metadata(key) }
+        return values
     }
 
     /// Records each fire with ``completeFire(_:nextFireDate:delivered:history:badge:)``, one after the other.

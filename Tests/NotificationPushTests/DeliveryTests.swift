@@ -140,8 +140,12 @@ struct DeliveryTests {
         let system = try makeSystem()
         try await system.scheduler.setAuthorization(appID: "com.example.quiet", status: .denied, options: [])
         #expect(try await system.scheduler.deliverPush(try push(Fixtures.appleSample), appID: "com.example.quiet") == .unauthorized)
+        // With mutable-content too (read before the service extension would be asked), and nothing is stored.
+        #expect(try await system.scheduler.deliverPush(try push(Fixtures.chatMessage), appID: "com.example.quiet") == .unauthorized)
         #expect(system.presenter.presentations.isEmpty)
-        #expect(try await system.history(app: "com.example.quiet").first?.outcome == .unauthorized)
+        #expect(try await system.history(app: "com.example.quiet").map(\.outcome) == [.unauthorized, .unauthorized])
+        #expect(try await system.scheduler.store.pendingRequests(appID: "com.example.quiet").isEmpty)
+        #expect(try await system.scheduler.deliveredNotifications(appID: "com.example.quiet").isEmpty)
     }
 
     @Test("tokens are stable per app until unregistered; then 410 with the time, and a new token on re-registering")

@@ -297,6 +297,18 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("metadata read together: the keys that have a value, as one at a time reads them", arguments: StoreKind.allCases)
+    func metadataTogether(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            try await store.setMetadata("push.app.x", "com.example.app")
+            try await store.setMetadata("push.registration.x", "{}")
+            try await store.setMetadata("empty", "")
+            let values = try await store.metadata(keys: ["push.app.x", "push.registration.x", "empty", "absent"])
+            #expect(values == ["push.app.x": "com.example.app", "push.registration.x": "{}", "empty": ""])
+            #expect(try await store.metadata(keys: []).isEmpty)
+        }
+    }
+
     @Test("the states and categories of many apps read at once: those the store has, as one at a time reads them",
         arguments: StoreKind.allCases)
     func batchReadsOfApps(kind: StoreKind) async throws {

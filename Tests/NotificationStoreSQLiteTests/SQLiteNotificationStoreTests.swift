@@ -3,6 +3,7 @@ import NotificationEngine
 import NotificationModel
 @testable import NotificationStoreSQLite
 import GRDB
+import Synchronization
 import Testing
 
 @Suite("SQLite store")
@@ -74,6 +75,45 @@ struct SQLiteNotificationStoreTests {
         #expect(renewed == [revision["kept"]!])
         #expect(try await store.claimedFireDates(revisions: Array(revision.values)) == [revision["kept"]!: due])
         #expect(try await store.nextWakeDate() == due.addingTimeInterval(120))
+    }
+
+    @Test("fires recorded together take one transaction; when one of them fails, none is recorded")
+    func completeFiresInOneTransaction() async throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        let due = start.addingTimeInterval(10)
+        var stored: [PendingRequest] = []
+        for index in 0..<20 {
+            stored.append(try await store.insertPending(request("r\(index)", fireIn: 10), cap: nil, at: start).stored)
+        }
+        let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 20)
+        #expect(claimed.count == 20)
+        let commits = CommitCounter()
+        store.writer.add(transactionObserver: commits, extent: .observerLifetime)
+        // The last fire's delivered record cannot be written (JSON has no NaN): the whole batch is rolled back.
+        var fires = stored.map { Self.fire($0, at: due, history: history($0, at: due)) }
+        fires[19].delivered?.request.content.relevanceScore = .nan
+        await #expect(throws: (any Error).self) { try await store.completeFires(fires) }
+        #expect(try await store.pendingRequests(appID: "com.example.app").count == 20)
+        #expect(try await store.history(appID: nil, limit: 100).isEmpty)
+        #expect(try await store.deliveredNotifications(appID: "com.example.app").isEmpty)
+        #expect(commits.count == 0)
+        fires[19] = Self.fire(stored[19], at: due, history: history(stored[19], at: due))
+        let identifiers = try await store.completeFires(fires)
+        #expect(commits.count == 1)
+        #expect(identifiers.count == 20 && identifiers == identifiers.sorted())
+        #expect(try await store.pendingRequests(appID: "com.example.app").isEmpty)
+        #expect(try await store.deliveredNotifications(appID: "com.example.app").count == 20)
+    }
+
+    /// A delivered fire of `request` at `date`, not repeating.
+    static func fire(_ request: PendingRequest, at date: Date, history: HistoryEntry) -> FireCompletion {
+        FireCompletion(
+            request: request, nextFireDate: nil,
+            delivered: DeliveredNotification(
+                appID: request.appID, request: request.spec, date: date, dueDate: date, presentation: [.banner]),
+            history: history, badge: nil)
     }
 
     // The behaviour every store owes the engine (claims, leases, completion, caps, floating plans, re-plans, responses)
@@ -237,4 +277,16 @@ extension SQLiteNotificationStoreTests {
         let wal = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
         #expect(wal == 0)
     }
+}
+
+/// Counts the commits of the connection it observes (GRDB calls it on the writer's queue; the count is behind a lock).
+final class CommitCounter: TransactionObserver, Sendable {
+    private let commits = Mutex(0)
+
+    var count: Int { commits.withLock { $0 } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+    func databaseDidRollback(_ db: Database) {}
 }
