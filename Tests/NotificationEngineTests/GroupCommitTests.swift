@@ -152,6 +152,114 @@ struct GroupCommitTests {
     }
 }
 
+/// The leader/follower hand-over: the first add hands its transaction to the writer itself, and each transaction's
+/// completion hands over what queued meanwhile, with no task of the group commit's own in between.
+@Suite("Group commit hand-over", .timeLimit(.minutes(5)))
+struct GroupCommitHandOverTests {
+    /// A writer that keeps each submitted transaction until the test completes it (the gate), like a store's writer
+    /// queue whose transaction takes as long as the test wants.
+    final class GatedWriter: Sendable {
+        private let submitted = Mutex<[(requests: [String], completion: GroupCommit.Completion)]>([])
+
+        func submit(_ requests: [PendingRequest], _ completion: @escaping GroupCommit.Completion) {
+            submitted.withLock { $0.append((requests.map(\.identifier), completion)) }
+        }
+
+        var batches: [[String]] { submitted.withLock { $0.map(\.requests) } }
+
+        /// Completes the `index`th transaction with `result` on the calling thread.
+        func complete(_ index: Int, _ result: Result<PendingBatchInsertion, any Error>) {
+            let completion = submitted.withLock { $0[index].completion }
+            completion(result)
+        }
+
+        /// Waits (at most 20 s) until `count` transactions were submitted.
+        func waitForBatches(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while batches.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(batches.count >= count)
+        }
+    }
+
+    static let add = GroupCommitTests.add
+    static let stored = PendingBatchInsertion(discarded: [], deniedAppIDs: [])
+
+    static func waitForWaiting(_ count: Int, _ commit: GroupCommit) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while commit.waitingCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(commit.waitingCount == count)
+    }
+
+    @Test("the leader submits at once; the followers' transaction is submitted by the leader's completion, before it returns")
+    func completionHandsOver() async throws {
+        let writer = GatedWriter()
+        let commit = GroupCommit { requests, _, completion in writer.submit(requests, completion) }
+        let returned = Counter()
+        let leader = Task {
+            _ = try await commit.insert(GroupCommitTests.request("leader"), kind: Self.add)
+            returned.increment()
+        }
+        try await writer.waitForBatches(1)
+        let followers = (1...5).map { index in
+            Task {
+                _ = try await commit.insert(GroupCommitTests.request("f\(index)"), kind: Self.add)
+                returned.increment()
+            }
+        }
+        try await Self.waitForWaiting(5, commit)
+        #expect(writer.batches.count == 1)
+        #expect(returned.value == 0)
+        // The gate opens: on this thread, the completion answers the leader and submits the followers' transaction.
+        writer.complete(0, .success(Self.stored))
+        #expect(writer.batches.count == 2)
+        #expect(Set(writer.batches[1]) == Set((1...5).map { "f\($0)" }))
+        #expect(commit.waitingCount == 0)
+        try await leader.value
+        #expect(returned.value == 1)
+        // The followers return only once their own transaction committed.
+        writer.complete(1, .success(Self.stored))
+        for follower in followers { try await follower.value }
+        #expect(returned.value == 6)
+        // Nothing waits: the writer is idle, and the next add leads again, submitting from its own task.
+        _ = Task { try await commit.insert(GroupCommitTests.request("next"), kind: Self.add) }
+        try await writer.waitForBatches(3)
+        #expect(writer.batches[2] == ["next"])
+        writer.complete(2, .success(Self.stored))
+    }
+
+    @Test("a failed transaction fails its adds only; its completion still hands over the next one")
+    func failureHandsOver() async throws {
+        let writer = GatedWriter()
+        let commit = GroupCommit { requests, _, completion in writer.submit(requests, completion) }
+        let leader = Task { try await commit.insert(GroupCommitTests.request("leader"), kind: Self.add) }
+        try await writer.waitForBatches(1)
+        let follower = Task { try await commit.insert(GroupCommitTests.request("follower"), kind: Self.add) }
+        try await Self.waitForWaiting(1, commit)
+        writer.complete(0, .failure(EngineError(.storeFailure, "disk full")))
+        #expect(writer.batches.count == 2)
+        await #expect(throws: EngineError.self) { try await leader.value }
+        writer.complete(1, .success(Self.stored))
+        _ = try await follower.value
+    }
+
+    @Test("a writer that completes at once, on the submitting thread, serves every add in turn")
+    func synchronousWriter() async throws {
+        let batches = Mutex<[[String]]>([])
+        let commit = GroupCommit { requests, _, completion in
+            batches.withLock { $0.append(requests.map(\.identifier)) }
+            completion(.success(PendingBatchInsertion(discarded: [], deniedAppIDs: [])))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<50 {
+                group.addTask { _ = try await commit.insert(GroupCommitTests.request("r\(index)"), kind: Self.add) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(Set(batches.withLock { $0 }.joined()) == Set((0..<50).map { "r\($0)" }))
+        #expect(commit.waitingCount == 0)
+    }
+}
+
 /// A count shared by tasks.
 final class Counter: Sendable {
     private let count = Mutex(0)
