@@ -46,22 +46,6 @@ public protocol NotificationStore: Sendable {
     func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws
         -> PendingBatchInsertion
 
-    /// Starts storing a batch as ``insertPendingOfAllowedApps(batch:cap:at:)`` does (with `leavingOutDenied` false,
-    /// as ``insertPending(batch:cap:at:)`` does, leaving no app out) and returns at once; `completion` is called once
-    /// the transaction committed or failed, on whatever thread the store ends it on. Group commit hands its
-    /// transactions over this way, from one transaction's completion to the next, with no task in between. The
-    /// default runs the `async` method in a task of its own; the SQLite store hands the transaction to its writer queue
-    /// and completes on it.
-    ///
-    /// ```swift
-    /// store.submitPending(batch: requests, cap: 64, at: now, leavingOutDenied: true) { result in
-    ///     if case .success(let inserted) = result { print(inserted.deniedAppIDs) }
-    /// }
-    /// ```
-    func submitPending(
-        batch requests: [PendingRequest], cap: Int?, at date: Date, leavingOutDenied: Bool,
-        completion: @escaping @Sendable (Result<PendingBatchInsertion, any Error>) -> Void)
-
     /// The app's pending requests, oldest first.
     func pendingRequests(appID: String) async throws -> [PendingRequest]
 
@@ -304,25 +288,6 @@ extension NotificationStore {
         let allowed = denied.isEmpty ? requests : requests.filter { !denied.contains($0.appID) }
         let discarded = allowed.isEmpty ? [] : try await insertPending(batch: allowed, cap: cap, at: date)
         return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
-    }
-
-    /// Runs ``insertPendingOfAllowedApps(batch:cap:at:)`` (or ``insertPending(batch:cap:at:)``) in a task of its own
-    /// and calls `completion` from it.
-    public func submitPending(
-        batch requests: [PendingRequest], cap: Int?, at date: Date, leavingOutDenied: Bool,
-        completion: @escaping @Sendable (Result<PendingBatchInsertion, any Error>) -> Void
-    ) {
-        Task {
-            do {
-                guard leavingOutDenied else {
-                    let discarded = try await insertPending(batch: requests, cap: cap, at: date)
-                    return completion(.success(PendingBatchInsertion(discarded: discarded, deniedAppIDs: [])))
-                }
-                completion(.success(try await insertPendingOfAllowedApps(batch: requests, cap: cap, at: date)))
-            } catch {
-                completion(.failure(error))
-            }
-        }
     }
 
     /// Reads each app's state with ``appState(appID:)``, one after the other.

@@ -168,40 +168,31 @@ public final class SQLiteNotificationStore: NotificationStore {
     ///
     /// It also answers a check for other processes' commits waiting for it (``checkChangedElsewhere(then:)``).
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            write(updates) { continuation.resume(with: $0) }
-        }
-    }
-
-    /// ``write(_:)`` for a caller that does not wait: hands the transaction to GRDB's writer queue and returns at once;
-    /// `completion` runs on that queue after the commit (or the rollback), where it may hand over the next transaction.
-    func write<T: Sendable>(
-        _ updates: @escaping @Sendable (Database) throws -> T,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
         foreignCommitCheck.withLock { $0.writesInFlight += 1 }
-        writer.asyncWrite(
-            { db in (try updates(db), try self.answerDeferredCheck(db)) },
-            completion: { db, result in
-                // After the commit (or the rollback), on the writer connection, outside a transaction.
-                let stillDeferred = self.foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
-                    check.writesInFlight -= 1
-                    guard check.writesInFlight == 0 else { return nil }
-                    defer { check.deferred = nil }
-                    return check.deferred
-                }
-                if case .success((_, let onChange?)) = result { onChange() }
-                if let stillDeferred {
-                    // The last write in flight did not answer it: check as changedElsewhere() does.
-                    var changed = true
-                    try? db.inTransaction(.immediate) {
-                        changed = try self.dataVersionChanged(db)
-                        return .commit
+        return try await withCheckedThrowingContinuation { continuation in
+            writer.asyncWrite(
+                { db in (try updates(db), try self.answerDeferredCheck(db)) },
+                completion: { db, result in
+                    // After the commit (or the rollback), on the writer connection, outside a transaction.
+                    let stillDeferred = self.foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
+                        check.writesInFlight -= 1
+                        guard check.writesInFlight == 0 else { return nil }
+                        defer { check.deferred = nil }
+                        return check.deferred
                     }
-                    if changed { stillDeferred() }
-                }
-                completion(result.map(\.0))
-            })
+                    if case .success((_, let onChange?)) = result { onChange() }
+                    if let stillDeferred {
+                        // The last write in flight did not answer it: check as changedElsewhere() does.
+                        var changed = true
+                        try? db.inTransaction(.immediate) {
+                            changed = try self.dataVersionChanged(db)
+                            return .commit
+                        }
+                        if changed { stillDeferred() }
+                    }
+                    continuation.resume(with: result.map(\.0))
+                })
+        }
     }
 
     /// Runs `value` in a read transaction off the caller's thread, like ``write(_:)``.
@@ -341,38 +332,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     DispatchQueue.global().async { continuation.resume(with: Result { try Self.encoded(requests) }) }
                 }
             }
-        return try await write(
-            Self.insertion(records: records, plans: plans, of: requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied))
-    }
-
-    /// Encodes the batch on the calling thread and hands its transaction to the writer queue (group commit's way: the
-    /// next batch is submitted from this one's completion, on the writer queue).
-    public func submitPending(
-        batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, leavingOutDenied: Bool,
-        completion: @escaping @Sendable (Result<PendingBatchInsertion, any Error>) -> Void
-    ) {
-        guard !requests.isEmpty else { return completion(.success(PendingBatchInsertion(discarded: [], deniedAppIDs: []))) }
-        let records: [PendingRecord]
-        let plans: [Data?]
-        do {
-            (records, plans) =
-                requests.count <= Self.inlineEncodingLimit
-                ? try Self.encoded(requests[...], encoder: JSON.makeEncoder()) : try Self.encoded(requests)
-        } catch {
-            return completion(.failure(error))
-        }
-        write(
-            Self.insertion(records: records, plans: plans, of: requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied),
-            completion: completion)
-    }
-
-    /// The transaction that stores encoded rows: the apps' authorization read in it when `leavingOutDenied`, the store's
-    /// own pending cap (or `fallbackCap`) applied.
-    private static func insertion(
-        records: [PendingRecord], plans: [Data?], of requests: [PendingRequest], cap fallbackCap: Int?, at date: Date,
-        leavingOutDenied: Bool
-    ) -> @Sendable (Database) throws -> PendingBatchInsertion {
-        { db in
+        return try await write { db in
             let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
