@@ -48,9 +48,7 @@ public final class StoreFileMonitor: Sendable {
         }
         stopDescriptor = pipeEnds[1]
         let name = URL(fileURLWithPath: storePath).lastPathComponent
-        let thread = Thread { Self.watch(descriptor, stop: stop, name: name, onChange: onChange) }
-        thread.name = "store-monitor"
-        thread.start()
+        Thread { Self.watch(descriptor, stop: stop, name: name, onChange: onChange) }.start()
         #elseif os(macOS)
         return nil  // Embedded processes on macOS see only their own changes; the daemon is Linux-only.
         #else
@@ -72,6 +70,12 @@ public final class StoreFileMonitor: Sendable {
             close(descriptor)
             close(stop)
         }
+        // A batch thread does not preempt the thread whose write woke it (the engine's writer, mid-commit, on a
+        // machine with few cores): it runs at the next scheduling point instead, a delay of microseconds to
+        // milliseconds, which a change by another process can afford. Best effort.
+        var parameters = sched_param(sched_priority: 0)
+        let schedBatch: Int32 = 3  // SCHED_BATCH in Linux's <sched.h>, which Glibc's module imports only with _GNU_SOURCE
+        _ = sched_setscheduler(0, schedBatch, &parameters)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var descriptors = [
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
