@@ -207,7 +207,8 @@ public actor DaemonConnection {
             do {
                 let link = try await task.value
                 state = .connected(link)
-                replies.connect(ReplyTable.Link(channel: link.channel, generation: link.generation, compact: link.compact))
+                replies.connect(
+                    ReplyTable.Link(channel: link.channel, generation: link.generation, compact: link.compact))
                 if foreground != nil { try? await sendAttach(.attach, link) }
                 if remoteReceiver != nil { try? await sendAttach(.attachRemoteReceiver, link) }
                 if extensionHost != nil { try? await sendAttach(.attachServiceExtension, link) }
@@ -390,7 +391,8 @@ public actor DaemonConnection {
     /// Registers a request waiting for its reply, and makes sure a timer watches it.
     private func wait(_ id: UInt64, _ continuation: CheckedContinuation<WireReply, any Error>) {
         let deadline = ContinuousClock.now.advanced(by: replyTimeout)
-        if case .registered(_, startWatch: true) = replies.register(id, continuation, deadline: deadline, requiringLink: false) {
+        let registration = replies.register(id, continuation, deadline: deadline, requiringLink: false)
+        if case .registered(_, startWatch: true) = registration {
             Task { await self.watchReplies() }
         }
     }
@@ -401,7 +403,8 @@ public actor DaemonConnection {
     private nonisolated func watchReplies() async {
         let failure = WireFailure(
             code: EngineError.Code.unavailable.name,
-            message: "unotifyd at \(socketPath) did not answer within \(replyTimeout.formatted(.units(allowed: [.seconds])))")
+            message: "unotifyd at \(socketPath) did not answer within "
+                + replyTimeout.formatted(.units(allowed: [.seconds])))
         while let earliest = replies.earliestDeadline() {
             try? await Task.sleep(until: earliest, clock: .continuous)
             replies.timeOut(at: .now, failure)

@@ -7,7 +7,8 @@ import NotificationWire
 /// task and its actor. Every other line (JSON replies, events) goes on to the reader.
 ///
 /// ```swift
-/// try channel.wrappedForWireProtocol(maximumMessageSize: WireProtocol.maximumReplySize, lineHandler: ReplyRouter(replies))
+/// try channel.wrappedForWireProtocol(
+///     maximumMessageSize: WireProtocol.maximumReplySize, lineHandler: ReplyRouter(replies))
 /// ```
 final class ReplyRouter: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer

@@ -74,11 +74,13 @@ public final class StoreFileMonitor: Sendable {
         // machine with few cores): it runs at the next scheduling point instead, a delay of microseconds to
         // milliseconds, which a change by another process can afford. Best effort.
         var parameters = sched_param(sched_priority: 0)
-        let schedBatch: Int32 = 3  // SCHED_BATCH in Linux's <sched.h>, which Glibc's module imports only with _GNU_SOURCE
+        // SCHED_BATCH in Linux's <sched.h>, which Glibc's module imports only with _GNU_SOURCE.
+        let schedBatch: Int32 = 3
         _ = sched_setscheduler(0, schedBatch, &parameters)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var descriptors = [
-            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
         ]
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), -1)

@@ -255,7 +255,8 @@ func figureConcurrentAdds(_ options: Options, folder: TemporaryFolder, binary: S
             let cpuBefore = ProcFS.cpuSeconds(pid: getpid()) + (spawned.map { ProcFS.cpuSeconds(pid: $0.pid) } ?? 0)
             let switchesBefore = (ProcFS.ownContextSwitches, spawned.map { ProcFS.contextSwitches(pid: $0.pid) } ?? 0)
             manyRuns.append(try await sustained(many, seconds: options.rateSeconds, tag: "m\(round)"))
-            manyCPU += ProcFS.cpuSeconds(pid: getpid()) + (spawned.map { ProcFS.cpuSeconds(pid: $0.pid) } ?? 0) - cpuBefore
+            manyCPU +=
+                ProcFS.cpuSeconds(pid: getpid()) + (spawned.map { ProcFS.cpuSeconds(pid: $0.pid) } ?? 0) - cpuBefore
             manySwitches.own += ProcFS.ownContextSwitches - switchesBefore.0
             manySwitches.daemon += (spawned.map { ProcFS.contextSwitches(pid: $0.pid) } ?? 0) - switchesBefore.1
         }
@@ -281,7 +282,8 @@ func figureConcurrentAdds(_ options: Options, folder: TemporaryFolder, binary: S
                 + "per-add p50 \(Format.duration(manyLatency.p50)), p99 \(Format.duration(manyLatency.p99)))")
         let manyAdds = Double(max(1, manyRuns.reduce(0) { $0 + $1.adds }))
         say(
-            "   \(mode): \(options.clients) clients, CPU \(Format.duration(manyCPU / manyAdds)) per add, context switches "
+            "   \(mode): \(options.clients) clients, CPU \(Format.duration(manyCPU / manyAdds)) per add, "
+                + "context switches "
                 + "per add \(Format.number(Double(manySwitches.own) / manyAdds, decimals: 1)) (this process) + "
                 + "\(Format.number(Double(manySwitches.daemon) / manyAdds, decimals: 1)) (spawned daemon)")
         figures.append(

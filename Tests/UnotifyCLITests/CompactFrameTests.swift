@@ -189,7 +189,7 @@ struct CompactFrameTests {
         #expect(try await backend.pendingRequests(appID: "com.example.other").map(\.spec) == [spec])
     }
 
-    @Test("unotifyd: pipelined adds (frames, run by the reader when the worker is idle) and removals keep the connection's order")
+    @Test("unotifyd: pipelined adds (frames, some run by the reader) and removals keep the connection's order")
     func pipelinedOrder() async throws {
         let daemon = DaemonProcess()
         defer { Task { await daemon.stop() } }
@@ -202,7 +202,8 @@ struct CompactFrameTests {
             return id
         }
         func spec(_ identifier: String) -> RequestSpec {
-            RequestSpec(identifier: identifier, content: NotificationPayload(), trigger: .timeInterval(3_600, repeats: false))
+            RequestSpec(
+                identifier: identifier, content: NotificationPayload(), trigger: .timeInterval(3_600, repeats: false))
         }
         // Each round, sent without waiting for a reply: add x, remove all, add y, remove x, add x. In order, y and x
         // remain; an add run before the removal sent ahead of it would be removed, one run after the removal sent
@@ -212,7 +213,8 @@ struct CompactFrameTests {
             bytes += try #require(CompactFrame.add(id: next(), spec("x\(round)")))
             bytes += try WireProtocol.encode(ClientMessage.request(id: next(), .removePending(identifiers: nil)))
             bytes += try #require(CompactFrame.add(id: next(), spec("y\(round)")))
-            bytes += try WireProtocol.encode(ClientMessage.request(id: next(), .removePending(identifiers: ["x\(round)"])))
+            let removeX = ClientMessage.request(id: next(), .removePending(identifiers: ["x\(round)"]))
+            bytes += try WireProtocol.encode(removeX)
             bytes += try #require(CompactFrame.add(id: next(), spec("x\(round)")))
         }
         socket.send(bytes: bytes)

@@ -17,7 +17,8 @@ struct ReplyTableTests {
         do {
             return .success(
                 try await withCheckedThrowingContinuation { continuation in
-                    let registration = table.register(id, continuation, deadline: deadline, requiringLink: requiringLink)
+                    let registration = table.register(
+                        id, continuation, deadline: deadline, requiringLink: requiringLink)
                     if case .notConnected = registration { continuation.resume(throwing: CancellationError()) }
                     registered(registration)
                 })
@@ -33,8 +34,12 @@ struct ReplyTableTests {
         let far = ContinuousClock.now + .seconds(600)
         let refused = await Self.waitFor(1, in: table, deadline: far, requiringLink: true) { outcomes.append($0) }
         #expect(throws: CancellationError.self) { try refused.get() }
-        let first = Task { await Self.waitFor(2, in: table, deadline: far, requiringLink: false) { outcomes.append($0) } }
-        let second = Task { await Self.waitFor(3, in: table, deadline: far, requiringLink: false) { outcomes.append($0) } }
+        let first = Task {
+            await Self.waitFor(2, in: table, deadline: far, requiringLink: false) { outcomes.append($0) }
+        }
+        let second = Task {
+            await Self.waitFor(3, in: table, deadline: far, requiringLink: false) { outcomes.append($0) }
+        }
         try await waitUntil { outcomes.count == 3 }
         // The first registration starts the watch, the second finds it running.
         #expect(outcomes.startedWatches == 1)
@@ -46,7 +51,9 @@ struct ReplyTableTests {
         table.resume(3, with: .success(.done))
         // Nothing waits: the watch ends, and the next registration starts a new one.
         #expect(table.earliestDeadline() == nil)
-        let third = Task { await Self.waitFor(4, in: table, deadline: far, requiringLink: false) { outcomes.append($0) } }
+        let third = Task {
+            await Self.waitFor(4, in: table, deadline: far, requiringLink: false) { outcomes.append($0) }
+        }
         try await waitUntil { outcomes.count == 4 }
         #expect(outcomes.startedWatches == 2)
         table.failAll(WireFailure(code: "unavailable", message: "lost"))
@@ -58,7 +65,9 @@ struct ReplyTableTests {
         let table = ReplyTable()
         let outcomes = RegistrationLog()
         let now = ContinuousClock.now
-        let early = Task { await Self.waitFor(1, in: table, deadline: now, requiringLink: false) { outcomes.append($0) } }
+        let early = Task {
+            await Self.waitFor(1, in: table, deadline: now, requiringLink: false) { outcomes.append($0) }
+        }
         let late = Task { await Self.waitFor(2, in: table, deadline: now + .seconds(600), requiringLink: false) {
                 outcomes.append($0)
             }
