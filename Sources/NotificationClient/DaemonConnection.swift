@@ -36,16 +36,11 @@ public actor DaemonConnection {
     public nonisolated let appID: String
     private var state = State.disconnected
     private var generation: UInt64 = 0
-    private var nextRequestID: UInt64 = 1
-    /// A request waiting for its reply, and when it stops waiting.
-    private typealias Waiting = (
-        continuation: CheckedContinuation<WireReply, any Error>, deadline: ContinuousClock.Instant
-    )
-    private var waiting: [UInt64: Waiting] = [:]
-    /// Fails the requests whose reply did not come in time: one timer for all of them, not one per request. It is
-    /// started by a request and ends at the first deadline it reaches with nothing waiting, so it outlives the last
-    /// request by at most one reply timeout.
-    private var replyWatch: Task<Void, Never>?
+    /// The requests waiting for their replies and the live socket, shared with the event loop's ``ReplyRouter`` and
+    /// with adds sent without the actor. A task fails the requests whose reply did not come in time: one for all of
+    /// them, not one per request; started by a request, it ends at the first deadline it reaches with nothing waiting,
+    /// so it outlives the last request by at most one reply timeout.
+    private nonisolated let replies = ReplyTable()
     /// The new connection's wait for the daemon's welcome, which names the connection's protocol version.
     private var welcome: CheckedContinuation<Int, any Error>?
     private var foreground: (any ForegroundApp)?
@@ -71,11 +66,44 @@ public actor DaemonConnection {
 
     /// Sends a request and waits for its reply.
     ///
+    /// An add that fits a binary frame goes straight to the socket while connected, and its reply resumes the caller
+    /// from the event loop: no stop on the connection's actor either way.
+    ///
     /// - Throws: ``EngineError`` with the daemon's error code, or `unavailable` when the daemon cannot be reached.
-    public func request(_ request: WireRequest) async throws -> WireReply {
+    public nonisolated func request(_ request: WireRequest) async throws -> WireReply {
+        if case .add(let spec) = request, let reply = try await compactAdd(spec) { return reply }
+        return try await requestThroughActor(request)
+    }
+
+    /// Sends an add as a binary frame on the live connection without the actor; `nil` when there is no live
+    /// connection of protocol version 2, or the spec does not fit a frame (the actor then sends it).
+    private nonisolated func compactAdd(_ spec: RequestSpec) async throws -> WireReply? {
+        guard replies.link?.compact == true else { return nil }
+        let id = replies.nextID()
+        guard let frame = CompactFrame.add(id: id, spec) else { return nil }
+        let deadline = ContinuousClock.now.advanced(by: replyTimeout)
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                switch replies.register(id, continuation, deadline: deadline, requiringLink: true) {
+                case .notConnected: continuation.resume(throwing: NotConnected())
+                case .registered(let channel, let startWatch):
+                    if startWatch { Task { await self.watchReplies() } }
+                    channel?.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
+                }
+            }
+        } catch is NotConnected {
+            return nil
+        } catch let failure as WireFailure {
+            throw EngineError(EngineError.Code(name: failure.code) ?? .invalidArgument, failure.message)
+        }
+    }
+
+    /// The connection was lost between the check and the registration: the actor connects again.
+    private struct NotConnected: Error {}
+
+    private func requestThroughActor(_ request: WireRequest) async throws -> WireReply {
         let link = try await connected()
-        let id = nextRequestID
-        nextRequestID += 1
+        let id = replies.nextID()
         // Encoded here, so a request the wire cannot carry fails alone, at once, instead of ending the connection.
         let frame: Data
         do {
@@ -162,6 +190,7 @@ public actor DaemonConnection {
         reconnecting?.cancel()
         if case .connected(let link) = state { link.outgoing.finish() }
         state = .disconnected
+        replies.disconnect()
     }
 
     // MARK: - Connecting
@@ -178,6 +207,8 @@ public actor DaemonConnection {
             do {
                 let link = try await task.value
                 state = .connected(link)
+                replies.connect(
+                    ReplyTable.Link(channel: link.channel, generation: link.generation, compact: link.compact))
                 if foreground != nil { try? await sendAttach(.attach, link) }
                 if remoteReceiver != nil { try? await sendAttach(.attachRemoteReceiver, link) }
                 if extensionHost != nil { try? await sendAttach(.attachServiceExtension, link) }
@@ -197,8 +228,7 @@ public actor DaemonConnection {
 
     /// Re-attaches the app (or its receiver, or its extension) on a new connection.
     private func sendAttach(_ request: WireRequest, _ link: Link) async throws {
-        let id = nextRequestID
-        nextRequestID += 1
+        let id = replies.nextID()
         let frame = try WireProtocol.encode(ClientMessage.request(id: id, request))
         _ = try await withCheckedThrowingContinuation { continuation in
             wait(id, continuation)
@@ -208,11 +238,13 @@ public actor DaemonConnection {
 
     /// Connects, says hello, and starts the reader and writer.
     private func open(generation: UInt64) async throws -> Link {
+        let replies = replies
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .connect(unixDomainSocketPath: socketPath) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.wrappedForWireProtocol(maximumMessageSize: WireProtocol.maximumReplySize)
+                    try channel.wrappedForWireProtocol(
+                        maximumMessageSize: WireProtocol.maximumReplySize, lineHandler: ReplyRouter(replies))
                 }
             }
         let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
@@ -274,9 +306,9 @@ public actor DaemonConnection {
             welcome?.resume(returning: accepted.protocolVersion)
             welcome = nil
         case .reply(let id, let reply):
-            waiting.removeValue(forKey: id)?.continuation.resume(returning: reply)
+            replies.resume(id, with: .success(reply))
         case .failure(let id?, let failure):
-            waiting.removeValue(forKey: id)?.continuation.resume(throwing: failure)
+            replies.resume(id, with: .failure(failure))
         case .failure(nil, let failure):
             welcome?.resume(throwing: failure)
             welcome = nil
@@ -348,6 +380,7 @@ public actor DaemonConnection {
         let failure = WireFailure(code: EngineError.Code.unavailable.name, message: "the connection to unotifyd was lost")
         welcome?.resume(throwing: failure)
         welcome = nil
+        replies.disconnect(generation: generation)
         failAll(failure)
         if case .connected(let link) = state, link.generation == generation { state = .disconnected }
         for run in extensionRuns.values { Task { await run.finish() } }
@@ -357,27 +390,25 @@ public actor DaemonConnection {
 
     /// Registers a request waiting for its reply, and makes sure a timer watches it.
     private func wait(_ id: UInt64, _ continuation: CheckedContinuation<WireReply, any Error>) {
-        waiting[id] = (continuation, ContinuousClock.now.advanced(by: replyTimeout))
-        if replyWatch == nil { replyWatch = Task { await self.watchReplies() } }
-    }
-
-    /// Sleeps until the earliest deadline of a waiting request, fails the requests past theirs, and goes on until no
-    /// request waits. Every request has the same timeout, so a request sent later never has an earlier deadline.
-    private func watchReplies() async {
-        while let earliest = waiting.values.lazy.map(\.deadline).min() {
-            try? await Task.sleep(until: earliest, clock: .continuous)
-            let now = ContinuousClock.now
-            for (id, entry) in waiting where entry.deadline <= now { timedOut(id) }
+        let deadline = ContinuousClock.now.advanced(by: replyTimeout)
+        let registration = replies.register(id, continuation, deadline: deadline, requiringLink: false)
+        if case .registered(_, startWatch: true) = registration {
+            Task { await self.watchReplies() }
         }
-        replyWatch = nil
     }
 
-    /// The request's reply did not come in time: it fails (a late reply finds no one waiting and is dropped).
-    private func timedOut(_ id: UInt64) {
-        waiting.removeValue(forKey: id)?.continuation.resume(
-            throwing: WireFailure(
-                code: EngineError.Code.unavailable.name,
-                message: "unotifyd at \(socketPath) did not answer within \(replyTimeout.formatted(.units(allowed: [.seconds])))"))
+    /// Sleeps until the earliest deadline of a waiting request, fails the requests past theirs (a late reply finds no
+    /// one waiting and is dropped), and goes on until no request waits. Every request has the same timeout, so a
+    /// request sent later never has an earlier deadline.
+    private nonisolated func watchReplies() async {
+        let failure = WireFailure(
+            code: EngineError.Code.unavailable.name,
+            message: "unotifyd at \(socketPath) did not answer within "
+                + replyTimeout.formatted(.units(allowed: [.seconds])))
+        while let earliest = replies.earliestDeadline() {
+            try? await Task.sleep(until: earliest, clock: .continuous)
+            replies.timeOut(at: .now, failure)
+        }
     }
 
     /// The daemon accepted the connection but did not welcome it in time.
@@ -391,9 +422,7 @@ public actor DaemonConnection {
     }
 
     private func failAll(_ failure: WireFailure) {
-        let all = waiting
-        waiting.removeAll()
-        for entry in all.values { entry.continuation.resume(throwing: failure) }
+        replies.failAll(failure)
     }
 
     /// Keeps trying to come back while anything is attached (backing off up to 5 s).

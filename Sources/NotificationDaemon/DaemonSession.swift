@@ -24,6 +24,8 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
         var roomWaiter: CheckedContinuation<Void, Never>?
         /// Whether the reader ever had to wait: the client sent faster than it read.
         var wasThrottled = false
+        /// Requests handed to the worker task and not yet answered by it.
+        var workerRequests = 0
         var nextEventID: UInt64 = 1
         var answers: [UInt64: CheckedContinuation<ClientMessage?, Never>] = [:]
         var closed = false
@@ -152,8 +154,33 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
     /// Counts a request the reader hands to the worker; returns once fewer than ``maximumUnansweredRequests`` are
     /// unanswered (at once, usually), or when the session closes.
     func requestRead() async {
+        countRequestRead()
+        await waitForRoom()
+    }
+
+    /// Counts a request read, without waiting.
+    func countRequestRead() {
+        state.withLock { $0.unansweredRequests += 1 }
+    }
+
+    /// Whether the worker task has no request of this session queued or in progress: a request the reader runs
+    /// itself then keeps the connection's order.
+    var workerIsIdle: Bool { state.withLock { $0.workerRequests == 0 } }
+
+    /// Counts a request handed to the worker task (from the reader).
+    func workerTookRequest() {
+        state.withLock { $0.workerRequests += 1 }
+    }
+
+    /// Counts a request the worker task answered.
+    func workerAnsweredRequest() {
+        state.withLock { $0.workerRequests -= 1 }
+    }
+
+    /// Returns once fewer than ``maximumUnansweredRequests`` requests are unanswered (at once, usually), or when the
+    /// session closes.
+    func waitForRoom() async {
         let full = state.withLock { state -> Bool in
-            state.unansweredRequests += 1
             let full = state.unansweredRequests >= maximumUnansweredRequests && !state.closed
             if full { state.wasThrottled = true }
             return full

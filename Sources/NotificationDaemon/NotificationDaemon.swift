@@ -366,6 +366,7 @@ public actor NotificationDaemon {
                         // A closed session (the peer left, or the daemon stops) gets no more work done for it.
                         guard !session.isClosed else { break }
                         session.send(await self.handle(request, id: requestID, session: session))
+                        session.workerAnsweredRequest()
                     }
                 }
                 defer {
@@ -389,6 +390,20 @@ public actor NotificationDaemon {
                         } catch {
                             session.send(.failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
                             break
+                        }
+                        // An add while the worker has nothing of this connection runs here, in the reader: the
+                        // hand-over to the worker task cost a thread wake-up per add. It asks the client nothing (no
+                        // event answer it would wait for, which this reader would not read meanwhile), and the
+                        // connection's order holds: everything before it was answered, nothing after it is read
+                        // until it is.
+                        if case .request(let requestID, let request) = message, case .add = request,
+                            session.appID != nil, session.workerIsIdle
+                        {
+                            session.countRequestRead()
+                            session.send(await self.handle(request, id: requestID, session: session))
+                            // Back-pressure, as below.
+                            await session.waitForRoom()
+                            continue
                         }
                         guard handle(message, session: session, requests: requestSink) else { break }
                         // Back-pressure: too many unanswered requests, and this connection is not read further.
@@ -463,6 +478,7 @@ public actor NotificationDaemon {
                 session.send(.failure(id: id, WireFailure(code: "malformed", message: "hello first")))
                 return false
             }
+            session.workerTookRequest()
             requests.yield((id, request))
         case .presentationAnswer(let eventID, _), .responseAck(let eventID, _), .remoteNotificationAck(let eventID, _),
             .serviceExtensionContent(let eventID, _), .contentExtensionAnswer(let eventID, _):

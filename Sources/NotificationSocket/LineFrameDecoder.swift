@@ -40,12 +40,16 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
 extension Channel {
     /// Adds line framing and wraps the channel for async use: what both sides of the daemon socket do.
     ///
-    /// - Parameter maximumMessageSize: The longest line accepted: small for what clients send the daemon, large
-    ///   for the daemon's replies (a listing of many requests).
-    public func wrappedForWireProtocol(maximumMessageSize: Int = WireProtocol.maximumMessageSize) throws
-        -> NIOAsyncChannel<ByteBuffer, ByteBuffer>
-    {
+    /// - Parameters:
+    ///   - maximumMessageSize: The longest line accepted: small for what clients send the daemon, large for the
+    ///     daemon's replies (a listing of many requests).
+    ///   - lineHandler: A handler that sees each line on the event loop before the async side does, and passes on
+    ///     what it does not handle itself (the client's reply router).
+    public func wrappedForWireProtocol(
+        maximumMessageSize: Int = WireProtocol.maximumMessageSize, lineHandler: (any ChannelHandler)? = nil
+    ) throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         try pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumMessageSize)))
+        if let lineHandler { try pipeline.syncOperations.addHandler(lineHandler) }
         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
             wrappingChannelSynchronously: self,
             configuration: .init(

@@ -49,6 +49,9 @@ private struct AddSeries: Sendable {
     var samples: [Double] = []
     /// CPU seconds of this process and of `pid` during the series.
     var cpu = 0.0
+    /// Context switches of this process and of `pid` (its live threads) during the series.
+    var ownSwitches = 0
+    var otherSwitches = 0
 }
 
 /// An embedded engine as the daemon runs it, minus the socket: the delivery loop running and the store monitor
@@ -121,6 +124,8 @@ func figureAddRoundTrip(_ options: Options, folder: TemporaryFolder, binary: Str
         for position in series.indices {
             let entry = series[position]
             let cpuBefore = ProcFS.cpuSeconds(pid: getpid()) + (entry.pid.map(ProcFS.cpuSeconds) ?? 0)
+            let ownSwitchesBefore = ProcFS.ownContextSwitches
+            let otherSwitchesBefore = entry.pid.map(ProcFS.contextSwitches) ?? 0
             var samples: [Double] = []
             samples.reserveCapacity(block)
             for offset in 0..<block {
@@ -132,6 +137,8 @@ func figureAddRoundTrip(_ options: Options, folder: TemporaryFolder, binary: Str
             series[position].samples += samples
             series[position].cpu +=
                 ProcFS.cpuSeconds(pid: getpid()) + (entry.pid.map(ProcFS.cpuSeconds) ?? 0) - cpuBefore
+            series[position].ownSwitches += ProcFS.ownContextSwitches - ownSwitchesBefore
+            series[position].otherSwitches += (entry.pid.map(ProcFS.contextSwitches) ?? 0) - otherSwitchesBefore
         }
     }
     await inProcessClient.connection(for: app).close()
@@ -153,6 +160,15 @@ func figureAddRoundTrip(_ options: Options, folder: TemporaryFolder, binary: Str
             "   \(entry.name.padding(toLength: 18, withPad: " ", startingAt: 0)) p50 \(Format.duration(p.p50))  "
                 + "p99 \(Format.duration(p.p99))  mean \(Format.duration(p.mean))  max \(Format.duration(p.max))  "
                 + "CPU \(Format.duration(entry.cpu / Double(p.count))) per add")
+    }
+    // Thread wake-ups: each hand-over of an add from one thread to another costs about two context switches.
+    say("   context switches per add (this process + the spawned daemon's live threads):")
+    for entry in series {
+        let count = Double(max(1, entry.samples.count))
+        say(
+            "   \(entry.name.padding(toLength: 18, withPad: " ", startingAt: 0)) "
+                + "\(Format.number(Double(entry.ownSwitches) / count, decimals: 1)) + "
+                + "\(Format.number(Double(entry.otherSwitches) / count, decimals: 1))")
     }
     // Per block, in order: a drift that follows the store's growth shows here (each series' store gains `block`
     // requests per block).
@@ -228,12 +244,21 @@ func figureConcurrentAdds(_ options: Options, folder: TemporaryFolder, binary: S
         for (backend, app) in single + many { try await backend.add(Workload.addSpec("warm", 0), appID: app) }
         var singleRuns: [(adds: Int, seconds: Double, latencies: [Double])] = []
         var manyRuns: [(adds: Int, seconds: Double, latencies: [Double])] = []
+        // CPU and context switches of this process and the spawned daemon over the many-client rounds.
+        var manyCPU = 0.0
+        var manySwitches = (own: 0, daemon: 0)
         let mode = spawnedMode ? "spawned unotifyd" : "in-process daemon"
         for round in 0..<options.rateRounds {
             progress("2: \(mode), round \(round + 1): 1 client")
             singleRuns.append(try await sustained(single, seconds: options.rateSeconds, tag: "s\(round)"))
             progress("2: \(mode), round \(round + 1): \(options.clients) clients")
+            let cpuBefore = ProcFS.cpuSeconds(pid: getpid()) + (spawned.map { ProcFS.cpuSeconds(pid: $0.pid) } ?? 0)
+            let switchesBefore = (ProcFS.ownContextSwitches, spawned.map { ProcFS.contextSwitches(pid: $0.pid) } ?? 0)
             manyRuns.append(try await sustained(many, seconds: options.rateSeconds, tag: "m\(round)"))
+            manyCPU +=
+                ProcFS.cpuSeconds(pid: getpid()) + (spawned.map { ProcFS.cpuSeconds(pid: $0.pid) } ?? 0) - cpuBefore
+            manySwitches.own += ProcFS.ownContextSwitches - switchesBefore.0
+            manySwitches.daemon += (spawned.map { ProcFS.contextSwitches(pid: $0.pid) } ?? 0) - switchesBefore.1
         }
         for (backend, app) in single + many { await backend.connection(for: app).close() }
         await inProcess?.stop()
@@ -255,6 +280,12 @@ func figureConcurrentAdds(_ options: Options, folder: TemporaryFolder, binary: S
         say(
             "   \(mode): \(options.clients) clients \(Format.number(manyRate)) adds/s (rounds: \(rounds(manyRuns)); "
                 + "per-add p50 \(Format.duration(manyLatency.p50)), p99 \(Format.duration(manyLatency.p99)))")
+        let manyAdds = Double(max(1, manyRuns.reduce(0) { $0 + $1.adds }))
+        say(
+            "   \(mode): \(options.clients) clients, CPU \(Format.duration(manyCPU / manyAdds)) per add, "
+                + "context switches "
+                + "per add \(Format.number(Double(manySwitches.own) / manyAdds, decimals: 1)) (this process) + "
+                + "\(Format.number(Double(manySwitches.daemon) / manyAdds, decimals: 1)) (spawned daemon)")
         figures.append(
             Figure(
                 number: spawnedMode ? "2b" : "2a",

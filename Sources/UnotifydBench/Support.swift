@@ -166,6 +166,24 @@ enum ProcFS {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Context switches (voluntary and involuntary) of every live thread of a process, from
+    /// `/proc/<pid>/task/*/status`: threads that already exited are not counted.
+    static func contextSwitches(pid: Int32) -> Int {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return 0 }
+        return threads.reduce(0) { total, thread in
+            let fields = status("/proc/\(pid)/task/\(thread)/status")
+            return total + (Int(fields["voluntary_ctxt_switches"] ?? "") ?? 0)
+                + (Int(fields["nonvoluntary_ctxt_switches"] ?? "") ?? 0)
+        }
+    }
+
+    /// Context switches of this process, every thread included (exited ones too), from `getrusage`.
+    static var ownContextSwitches: Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_nvcsw + usage.ru_nivcsw
+    }
+
     /// Resets this process's peak RSS (`VmHWM`) to the current RSS (Linux ≥ 4.0); best effort.
     static func resetPeakRSS() {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)

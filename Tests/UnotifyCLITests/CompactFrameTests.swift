@@ -189,6 +189,49 @@ struct CompactFrameTests {
         #expect(try await backend.pendingRequests(appID: "com.example.other").map(\.spec) == [spec])
     }
 
+    @Test("unotifyd: pipelined adds (frames, some run by the reader) and removals keep the connection's order")
+    func pipelinedOrder() async throws {
+        let daemon = DaemonProcess()
+        defer { Task { await daemon.stop() } }
+        try await daemon.start()
+        let socket = try RawSocket(path: daemon.socket)
+        var bytes = Array(Self.helloV2.utf8)
+        var id: UInt64 = 0
+        func next() -> UInt64 {
+            id += 1
+            return id
+        }
+        func spec(_ identifier: String) -> RequestSpec {
+            RequestSpec(
+                identifier: identifier, content: NotificationPayload(), trigger: .timeInterval(3_600, repeats: false))
+        }
+        // Each round, sent without waiting for a reply: add x, remove all, add y, remove x, add x. In order, y and x
+        // remain; an add run before the removal sent ahead of it would be removed, one run after the removal sent
+        // behind it would remove what it added.
+        let rounds = 40
+        for round in 0..<rounds {
+            bytes += try #require(CompactFrame.add(id: next(), spec("x\(round)")))
+            bytes += try WireProtocol.encode(ClientMessage.request(id: next(), .removePending(identifiers: nil)))
+            bytes += try #require(CompactFrame.add(id: next(), spec("y\(round)")))
+            let removeX = ClientMessage.request(id: next(), .removePending(identifiers: ["x\(round)"]))
+            bytes += try WireProtocol.encode(removeX)
+            bytes += try #require(CompactFrame.add(id: next(), spec("x\(round)")))
+        }
+        socket.send(bytes: bytes)
+        // The welcome, then one answer per request, in the order sent.
+        let lines = try await socket.readLines(1 + rounds * 5)
+        #expect(lines.count == 1 + rounds * 5)
+        let answered = try lines.dropFirst().map { line -> UInt64? in
+            switch try WireProtocol.decodeServerMessage(from: line) {
+            case .reply(let id, .done): id
+            default: nil
+            }
+        }
+        #expect(answered == (1...UInt64(rounds * 5)).map { $0 })
+        let pending = try await DaemonBackend(socketPath: daemon.socket).pendingRequests(appID: "com.example.raw")
+        #expect(Set(pending.map(\.identifier)) == ["x\(rounds - 1)", "y\(rounds - 1)"])
+    }
+
     static func welcomedVersion(_ line: Data) throws -> Int? {
         guard case .welcome(let welcome) = try WireProtocol.decodeServerMessage(from: line) else { return nil }
         return welcome.protocolVersion
