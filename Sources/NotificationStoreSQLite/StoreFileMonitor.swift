@@ -18,7 +18,8 @@ import Glibc
 /// ```
 public final class StoreFileMonitor: Sendable {
     #if os(Linux)
-    /// The write end of a pipe the thread polls: closing it stops the thread, which then closes its descriptors.
+    /// One end of a socket pair whose other end the thread polls: closing it stops the thread, which then closes its
+    /// descriptors.
     private let stopDescriptor: Int32
     #endif
 
@@ -31,22 +32,22 @@ public final class StoreFileMonitor: Sendable {
         guard descriptor >= 0 else { return nil }
         let folder = URL(fileURLWithPath: storePath).deletingLastPathComponent().path
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
+        var stopEnds: [Int32] = [-1, -1]
+        // Close-on-exec from the start (a socket pair made with SOCK_CLOEXEC; Glibc's module has no pipe2): with a
+        // pipe, then fcntl, a program the daemon starts on another thread meanwhile (a launch command, an extension)
+        // could keep the write end open, and closing it here would no longer stop the thread.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &stopEnds) == 0 else {
             close(descriptor)
             return nil
         }
-        // Not inherited by programs the daemon starts (launch commands, extensions).
-        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
-        let stop = pipeEnds[0]
+        let stop = stopEnds[0]
         guard inotify_add_watch(descriptor, folder, mask) >= 0 else {
             close(descriptor)
-            close(pipeEnds[0])
-            close(pipeEnds[1])
+            close(stopEnds[0])
+            close(stopEnds[1])
             return nil
         }
-        stopDescriptor = pipeEnds[1]
+        stopDescriptor = stopEnds[1]
         let name = URL(fileURLWithPath: storePath).lastPathComponent
         Thread { Self.watch(descriptor, stop: stop, name: name, onChange: onChange) }.start()
         #elseif os(macOS)
@@ -63,8 +64,8 @@ public final class StoreFileMonitor: Sendable {
     }
 
     #if os(Linux)
-    /// The monitor's thread: waits for inotify events or the stop (the pipe's write end closed), reads every event
-    /// queued, and calls `onChange` once when one of them names the store or its log.
+    /// The monitor's thread: waits for inotify events or the stop (the socket pair's other end closed), reads every
+    /// event queued, and calls `onChange` once when one of them names the store or its log.
     private static func watch(_ descriptor: Int32, stop: Int32, name: String, onChange: @Sendable () -> Void) {
         defer {
             close(descriptor)
