@@ -642,14 +642,6 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    private static let insertHistory = """
-        INSERT INTO history (app, requestIdentifier, title, due, actedAt, presenter, presentation, outcome, detail)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    private static let replaceDelivered = """
-        INSERT OR REPLACE INTO delivered (app, identifier, payload, date, historyID) VALUES (?, ?, ?, ?, ?)
-        """
-
     /// One fire's recording, inside the caller's transaction.
     private static func complete(
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
@@ -677,28 +669,10 @@ public final class SQLiteNotificationStore: NotificationStore {
                 sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
                 arguments: [next.timeIntervalSince1970, request.revision])
         }
-        // Prepared once per connection and bound directly: GRDB's record persistence encodes every row through
-        // `Encodable` first (measured: 2% of unotify-server-bench figure 4's samples for these two rows).
-        let historyRecord = try HistoryRecord(history)
-        let historyID: Int64
-        if historyRecord.id == nil {
-            try db.cachedStatement(sql: Self.insertHistory).execute(arguments: [
-                historyRecord.app, historyRecord.requestIdentifier, historyRecord.title, historyRecord.due,
-                historyRecord.actedAt, historyRecord.presenter, historyRecord.presentation, historyRecord.outcome,
-                historyRecord.detail,
-            ])
-            historyID = db.lastInsertedRowID
-        } else {
-            var record = historyRecord
-            try record.insert(db)
-            historyID = record.id!
-        }
+        let historyID = try HistoryRecord(history).inserted(db)
         if var delivered {
             delivered.historyID = historyID
-            let record = try DeliveredRecord(delivered)
-            try db.cachedStatement(sql: Self.replaceDelivered).execute(arguments: [
-                record.app, record.identifier, record.payload, record.date, record.historyID,
-            ])
+            try DeliveredRecord(delivered).replace(db)
         }
         if let badge {
             try db.execute(
@@ -962,10 +936,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     public func appendHistory(_ entry: HistoryEntry) async throws {
-        try await write { db in
-            var record = try HistoryRecord(entry)
-            try record.insert(db)
-        }
+        try await write { db in _ = try HistoryRecord(entry).inserted(db) }
     }
 
     public func metadata(_ key: String) async throws -> String? {

@@ -104,7 +104,17 @@ struct SQLiteNotificationStoreTests {
         #expect(commits.count == 1)
         #expect(identifiers.count == 20 && identifiers == identifiers.sorted())
         #expect(try await store.pendingRequests(appID: "com.example.app").isEmpty)
-        #expect(try await store.deliveredNotifications(appID: "com.example.app").count == 20)
+        let delivered = try await store.deliveredNotifications(appID: "com.example.app")
+        #expect(delivered.count == 20)
+        // Each delivered row points at its fire's history entry.
+        #expect(Set(delivered.compactMap(\.historyID)) == Set(identifiers))
+        #expect(try await store.history(appID: nil, limit: 100).compactMap(\.id).sorted() == identifiers)
+        // An entry that comes with an identifier keeps it; the next one without gets a new one after it.
+        var kept = history(stored[0], at: due)
+        kept.id = identifiers.last! + 100
+        try await store.appendHistory(kept)
+        try await store.appendHistory(history(stored[1], at: due))
+        #expect(try await store.history(appID: nil, limit: 2).compactMap(\.id) == [kept.id! + 1, kept.id!])
     }
 
     /// A delivered fire of `request` at `date`, not repeating.
