@@ -45,7 +45,7 @@ extension NotificationStore {
         guard let appID = values[ownerKey], !appID.isEmpty, let stored = values[recordKey], !stored.isEmpty else {
             return nil
         }
-        return try JSONDecoder().decode(PushRegistration.self, from: Data(stored.utf8))
+        return try PushRegistrationCache.shared.registration(decoding: stored)
     }
 
     /// Registers an app for remote notifications: the active token it has, or a new random one.
