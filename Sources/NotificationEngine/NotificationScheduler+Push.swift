@@ -45,7 +45,7 @@ extension NotificationStore {
         guard let appID = values[ownerKey], !appID.isEmpty, let stored = values[recordKey], !stored.isEmpty else {
             return nil
         }
-        return try JSONDecoder().decode(PushRegistration.self, from: Data(stored.utf8))
+        return try PushRegistrationCache.shared.registration(decoding: stored)
     }
 
     /// Registers an app for remote notifications: the active token it has, or a new random one.
@@ -274,15 +274,27 @@ extension NotificationScheduler {
             }
         }
         // No pending cap: a push is due at once and never waits behind local requests. Pushes arriving together
-        // (many streams of the APNs endpoint) share a transaction, and a denied app's push is left out of it.
+        // (many streams of the APNs endpoint) share a transaction, and a denied app's push is left out of it. While
+        // the loop runs, the push is stored already claimed by this engine and handed to the loop, which presents it
+        // without claiming it in a transaction of its own; if the process dies first, the claim ends with its lease
+        // (or when the next engine releases a dead process's claims) and the push is delivered then.
+        let claims = acceptsClaimedPushes(appID: appID)
+        let generation = wake.generation
+        let stored: GroupCommit.Stored
         do {
-            _ = try await commits.insert(request, kind: .init(cap: nil, refusesDenied: true))
+            stored = try await commits.store(
+                request,
+                kind: .init(cap: nil, refusesDenied: true, claimLease: claims ? configuration.claimLease : nil))
         } catch let error as EngineError where error.code == .notificationsNotAllowed {
             return try await recordUnauthorized(push, appID: appID, at: now)
         } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
-        storeDidChange()
+        if let claimed = stored.claimed {
+            await holdAccepted(claimed, readAt: generation)
+        } else {
+            storeDidChange()
+        }
         if deliver { await deliverDue() }
         if push.contentAvailable, let receiver { _ = await receiver.didReceiveRemoteNotification(push) }
         return .scheduled

@@ -51,6 +51,13 @@ public actor NotificationScheduler {
     private static let finalApproach: TimeInterval = 0.002
     /// Requests claimed ahead of their due instant by ``run()``, soonest first (see "Claiming ahead").
     private var held: [HeldRequest] = []
+    /// Whether ``run()`` is running (and not stopping): only then are pushes stored already claimed
+    /// (``acceptsClaimedPushes(appID:)``), since the loop presents them.
+    private var loopRuns = false
+    /// Pushes stored already claimed (``holdAccepted(_:readAt:)``) that the loop has not taken into `held` yet, and
+    /// the oldest wake generation any of them was stored at. Only the loop changes `held`: a push accepted while the
+    /// loop awaits a store call waits here, so that it is not lost when the loop assigns `held`.
+    private var accepted: (requests: [PendingRequest], generation: UInt64) = ([], 0)
     /// The wake generation at which `held` was last checked against the store.
     private var heldCheckedAt: UInt64 = 0
     /// Counts the changes to apps' state and categories, so that a read for `held` made across one is not kept.
@@ -88,7 +95,7 @@ public actor NotificationScheduler {
         self.presenter = presenter
         self.configuration = configuration
         self.logger = logger
-        commits = GroupCommit(store: store)
+        commits = GroupCommit(store: store, clock: clock)
         claims = ClaimRenewal(
             store: store, clock: clock, lease: configuration.claimLease, logger: logger,
             observer: configuration.claimRenewalObserver)
@@ -367,8 +374,9 @@ public actor NotificationScheduler {
             while true {
                 let now = clock.now
                 // A read first (it waits for no writer): claiming is a write, which would wait behind another
-                // process's or an import's transaction even when nothing is due.
-                if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > now {
+                // process's or an import's transaction even when nothing is due. Nothing dated at all (`nil`) is
+                // nothing due either; a read that failed goes on to the claim, which reports the store's error.
+                if await Self.nothingDue(by: now, in: store, scope: configuration.deliveryScope) {
                     nothingDueAt = now
                     break
                 }
@@ -421,11 +429,22 @@ public actor NotificationScheduler {
         }
     }
 
+    /// Whether nothing in `store` is due by `instant`: its next wake date is later, or nothing is dated at all. A read
+    /// that failed answers `false`, so that the claim that follows reports the store's error.
+    private static func nothingDue(by instant: Date, in store: any NotificationStore, scope: String?) async -> Bool {
+        do {
+            return try await store.nextWakeDate(appID: scope).map { $0 > instant } ?? true
+        } catch {
+            return false
+        }
+    }
+
     /// Runs the delivery loop until the task is cancelled: deliver what is due, claim what falls due within
     /// ``EngineConfiguration/claimAhead``, then sleep until the next due instant, the next time to claim, or the
     /// next change.
     public func run() async {
         logger.debug("engine running")
+        loopRuns = true
         do {
             let released = try await store.releaseAbandonedClaims()
             if released > 0 { logger.info("took back deliveries a stopped engine had claimed", metadata: ["count": "\(released)"]) }
@@ -471,7 +490,9 @@ public actor NotificationScheduler {
             await waitForWork(until: next, seen: seen)
             plannedWake = nil
         }
+        loopRuns = false
         await recordingsDone()
+        takeAccepted()
         await releaseHeld()
     }
 
@@ -526,8 +547,8 @@ public actor NotificationScheduler {
         let generation = wake.generation
         let (store, clock, configuration, logger) = (self.store, self.clock, self.configuration, self.logger)
         let claimed = await presentingHeld { () -> [PendingRequest] in
-            // Nothing falls due by the horizon: no write (see deliverDuePass).
-            if let next = try? await store.nextWakeDate(appID: configuration.deliveryScope), next > horizon { return [] }
+            // Nothing falls due by the horizon, or nothing is dated: no write (see deliverDuePass).
+            if await Self.nothingDue(by: horizon, in: store, scope: configuration.deliveryScope) { return [] }
             do {
                 return try await store.claimDue(
                     at: clock.now, dueBy: horizon, leaseUntil: horizon.addingTimeInterval(configuration.claimLease),
@@ -549,6 +570,50 @@ public actor NotificationScheduler {
         return claimed.count
     }
 
+    // MARK: - Pushes stored claimed
+
+    /// Whether a push of `appID` due now is stored already claimed by this engine in the transaction that accepts it
+    /// (``GroupCommit/Kind/claimLease``), and handed to the loop without a claim transaction: only while ``run()``
+    /// runs and delivers the app's requests, with a lease the engine renews.
+    func acceptsClaimedPushes(appID: String) -> Bool {
+        loopRuns && configuration.claimLease > 0 && configuration.claimLease.isFinite
+            && (configuration.deliveryScope == nil || configuration.deliveryScope == appID)
+    }
+
+    /// Hands a push stored already claimed by this engine to the loop, which presents it as a request claimed ahead
+    /// that is due, and records it.
+    ///
+    /// The claim is renewed from here on, until the fire is recorded. When the loop stopped meanwhile (it released its
+    /// held requests), the claim is released instead, so the request is delivered by the next engine at once.
+    /// - Parameters:
+    ///   - request: The push as stored and claimed, with its revision.
+    ///   - generation: The wake generation read before the transaction that stored it: a change signalled since may
+    ///     postdate it, and the loop checks it against the store first (see ``recheckHeld()``).
+    func holdAccepted(_ request: PendingRequest, readAt generation: UInt64) async {
+        guard loopRuns else {
+            do { try await store.releaseClaims(revisions: [request.revision]) } catch {
+                logger.error("could not release a claim; the push is delivered after its lease: \(error)")
+            }
+            storeDidChange()
+            return
+        }
+        claims.hold([request.revision])
+        accepted.generation = accepted.requests.isEmpty ? generation : min(accepted.generation, generation)
+        accepted.requests.append(request)
+        wake.signal()
+    }
+
+    /// Moves the pushes stored claimed into `held`, soonest first; their app's state and categories are read when
+    /// `held` is checked against the store next (a wake was signalled when each was handed over).
+    private func takeAccepted() {
+        guard !accepted.requests.isEmpty else { return }
+        heldCheckedAt = held.isEmpty ? accepted.generation : min(heldCheckedAt, accepted.generation)
+        held += accepted.requests.map { HeldRequest(request: $0, prepared: nil) }
+        accepted.requests = []
+        let now = clock.now
+        held.sort { ($0.request.nextFireDate ?? now) < ($1.request.nextFireDate ?? now) }
+    }
+
     /// Runs `work` (a store call of the loop's) while presenting the held requests that fall due before it returns.
     ///
     /// A write waits for whatever transaction holds the store's write lock: an import's batch, a re-plan of every
@@ -558,6 +623,7 @@ public actor NotificationScheduler {
     private func presentingHeld<T: Sendable>(during work: @escaping @Sendable () async -> T) async -> T {
         let task = Task { await work() }
         while !Task.isCancelled {
+            takeAccepted()
             let zoneIndependentOnly = zoneChangePending
             guard
                 let due = held.first(where: { !zoneIndependentOnly || !$0.request.isFloating })?.request.nextFireDate
@@ -652,6 +718,9 @@ public actor NotificationScheduler {
         var shown = 0
         var completions: [Completion] = []
         let eligible = { (entry: HeldRequest) in !zoneIndependentOnly || !entry.request.isFloating }
+        // Pushes handed over from here on wait for the next pass: under a stream of pushes this pass ends, and records
+        // what it presented.
+        takeAccepted()
         while !held.isEmpty {
             await recheckHeld()
             let now = clock.now

@@ -46,6 +46,30 @@ public protocol NotificationStore: Sendable {
     func insertPendingOfAllowedApps(batch requests: [PendingRequest], cap: Int?, at date: Date) async throws
         -> PendingBatchInsertion
 
+    /// Adds many requests as ``insertPendingOfAllowedApps(batch:cap:at:)`` does and, in the same transaction, claims
+    /// the stored ones with a fire date of their own for this process until `leaseUntil`, as
+    /// ``claimDue(at:dueBy:leaseUntil:limit:appID:)`` would claim them: the engine stores a push that is due at once
+    /// already claimed, and presents it without a claim transaction of its own. Undated requests (location triggers)
+    /// and floating calendar requests are stored unclaimed.
+    ///
+    /// At least once still holds: a claim that is never completed (the process died after the request was stored)
+    /// ends with its lease, or when the next engine on the store releases the claims of processes that no longer
+    /// exist, and the request is delivered then. The default stores the requests with
+    /// ``insertPendingOfAllowedApps(batch:cap:at:)`` and claims none of them (`claimed` is empty): the engine's loop
+    /// claims them when they are due, as any other request.
+    ///
+    /// ```swift
+    /// let stored = try await store.insertPendingOfAllowedApps(
+    ///     batch: pushes, cap: nil, at: now, claimedUntil: now.addingTimeInterval(60))
+    /// // stored.claimed: the stored requests with their revisions, claimed by this process
+    /// ```
+    /// - Returns: The requests discarded by the cap, the apps whose requests were left out, and the requests stored
+    ///   and claimed (``PendingBatchInsertion/claimed``): each with its revision and its fire date as stored; a request
+    ///   replaced by a later one of the batch, or discarded by the cap, is not among them.
+    func insertPendingOfAllowedApps(
+        batch requests: [PendingRequest], cap: Int?, at date: Date, claimedUntil leaseUntil: Date
+    ) async throws -> PendingBatchInsertion
+
     /// The app's pending requests, oldest first.
     func pendingRequests(appID: String) async throws -> [PendingRequest]
 
@@ -307,6 +331,13 @@ extension NotificationStore {
         return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
     }
 
+    /// Stores the requests with ``insertPendingOfAllowedApps(batch:cap:at:)`` and claims none of them.
+    public func insertPendingOfAllowedApps(
+        batch requests: [PendingRequest], cap: Int?, at date: Date, claimedUntil leaseUntil: Date
+    ) async throws -> PendingBatchInsertion {
+        try await insertPendingOfAllowedApps(batch: requests, cap: cap, at: date)
+    }
+
     /// Reads each app's state with ``appState(appID:)``, one after the other.
     public func deniedAppIDs(among appIDs: [String]) async throws -> Set<String> {
         var denied = Set<String>()
@@ -361,10 +392,15 @@ public struct PendingBatchInsertion: Sendable, Equatable {
     public var discarded: [PendingRequest]
     /// The apps denied notifications, whose requests were not stored.
     public var deniedAppIDs: Set<String>
+    /// The requests stored and claimed by this process, in the order of the batch, each with its revision and the
+    /// fire date as stored (``NotificationStore/insertPendingOfAllowedApps(batch:cap:at:claimedUntil:)``); empty when
+    /// nothing was claimed.
+    public var claimed: [PendingRequest]
 
-    public init(discarded: [PendingRequest], deniedAppIDs: Set<String>) {
+    public init(discarded: [PendingRequest], deniedAppIDs: Set<String>, claimed: [PendingRequest] = []) {
         self.discarded = discarded
         self.deniedAppIDs = deniedAppIDs
+        self.claimed = claimed
     }
 }
 

@@ -395,6 +395,65 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// Stores the batch as ``insertPending(batch:cap:at:)`` does, leaving out the requests of apps denied
+    /// notifications (read in the same transaction, under the apps' locks), and claims the stored dated rows for this
+    /// store instance (``owner``) until `leaseUntil` with one `UPDATE` in that transaction.
+    public func insertPendingOfAllowedApps(
+        batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, claimedUntil leaseUntil: Date
+    ) async throws -> PendingBatchInsertion {
+        guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
+        // Encoded before the transaction, so the locks are held for the SQL alone (again inside for a denied app's).
+        let encoded = (rows: try BatchRows(requests), plans: try BatchPlans(requests))
+        let owner = owner
+        return try await transaction { connection, logger in
+            let apps = Set(requests.map(\.appID)).sorted()
+            try await Self.lockApps(apps, connection, logger)
+            var denied = Set<String>()
+            for try await id in try await connection.query(
+                """
+                SELECT id FROM app WHERE id = ANY(\(apps)) AND authorization_status = \(AuthorizationStatus.denied.rawValue)
+                """, logger: logger
+            ).decode(String.self) {
+                denied.insert(id)
+            }
+            let allowed = denied.isEmpty ? requests : requests.filter { !denied.contains($0.appID) }
+            guard !allowed.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: denied) }
+            let (rows, plans) = denied.isEmpty ? encoded : (try BatchRows(allowed), try BatchPlans(allowed))
+            let cap = try await Self.policy(connection, logger).pendingCap.map(\.value) ?? fallbackCap
+            try await Self.insert(batch: rows, plans: plans, connection, logger)
+            var discarded: [PendingRequest] = []
+            if let cap {
+                discarded = try await Self.applyCap(
+                    cap, apps: apps.filter { !denied.contains($0) }, at: date, connection, logger)
+            }
+            // The rows just stored, looked up one by one through the index as `insert` does; a row the cap deleted is
+            // gone, an undated one (a location trigger) and a floating one (its date is its plan's) stay unclaimed.
+            var claimedRows: [String: (id: Int64, addedAt: Double, nextFire: Double)] = [:]
+            for try await (id, app, identifier, addedAt, nextFire) in try await connection.query(
+                """
+                UPDATE pending SET claim_until = \(leaseUntil.timeIntervalSince1970), claim_owner = \(owner)
+                WHERE id = ANY(ARRAY(
+                    SELECT (SELECT p.id FROM pending p WHERE p.app = t.app AND p.identifier = t.identifier)
+                    FROM unnest(\(rows.apps)::text[], \(rows.identifiers)::text[]) AS t(app, identifier)))
+                AND next_fire IS NOT NULL
+                RETURNING id, app, identifier, added_at, next_fire
+                """, logger: logger
+            ).decode((Int64, String, String, Double, Double).self) {
+                claimedRows[app + "\u{0}" + identifier] = (id, addedAt, nextFire)
+            }
+            var last: [String: Int] = [:]
+            for (index, request) in allowed.enumerated() { last[request.appID + "\u{0}" + request.identifier] = index }
+            let claimed = allowed.enumerated().compactMap { index, request -> PendingRequest? in
+                let key = request.appID + "\u{0}" + request.identifier
+                guard last[key] == index, let row = claimedRows[key] else { return nil }
+                return PendingRequest(
+                    appID: request.appID, spec: request.spec, addedAt: Date(timeIntervalSince1970: row.addedAt),
+                    nextFireDate: Date(timeIntervalSince1970: row.nextFire), revision: row.id)
+            }
+            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied, claimed: claimed)
+        }
+    }
+
     /// A batch's rows as column arrays, for `unnest`: the last request of each app and identifier, in batch order
     /// (an earlier one is replaced by it, as one by one), with `NaN` and `""` standing for `NULL` (PostgresNIO's
     /// arrays have no `NULL` elements).

@@ -314,13 +314,24 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await insert(requests, cap: fallbackCap, at: date, leavingOutDenied: true)
     }
 
+    /// Writes the claim (its lease and this process as its owner, ``processID``) into the rows as it inserts them: a
+    /// push due at once costs the engine one transaction, not an insert and then a claim.
+    public func insertPendingOfAllowedApps(
+        batch requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, claimedUntil leaseUntil: Date
+    ) async throws -> PendingBatchInsertion {
+        try await insert(requests, cap: fallbackCap, at: date, leavingOutDenied: true, claimedUntil: leaseUntil)
+    }
+
     /// Batches up to this size are encoded on the caller's thread: handing one request to another thread costs more
     /// than encoding it.
     private static let inlineEncodingLimit = 32
 
-    private func insert(_ requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, leavingOutDenied: Bool)
-        async throws -> PendingBatchInsertion
-    {
+    /// Stores a batch in one transaction; with `leaseUntil`, the rows are written claimed by this process until then,
+    /// and the stored ones come back in ``PendingBatchInsertion/claimed``.
+    private func insert(
+        _ requests: [PendingRequest], cap fallbackCap: Int?, at date: Date, leavingOutDenied: Bool,
+        claimedUntil leaseUntil: Date? = nil
+    ) async throws -> PendingBatchInsertion {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
         // Encoded before the transaction, so the write lock is held for the SQL alone; a large batch on every core,
         // on the engine's bulk threads at low priority, so the caller's concurrency pool stays free for what must run
@@ -336,29 +347,84 @@ public final class SQLiteNotificationStore: NotificationStore {
             let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
             // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT OR REPLACE INTO pending (app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
+            let insert: Statement
+            if let leaseUntil {
+                // The claim's two values are the same for every row: bound once, kept across the rows' resets.
+                insert = try db.cachedStatement(sql: Self.insertClaimedRow)
+                insert.setUncheckedArguments(
+                    StatementArguments(
+                        Array(repeating: DatabaseValue.null, count: 8)
+                            + [leaseUntil.timeIntervalSince1970.databaseValue, Self.processID.databaseValue]))
+            } else {
+                insert = try db.cachedStatement(sql: Self.insertRow)
+                insert.setUncheckedArguments(Self.unboundRow)
+            }
             let plan = try db.cachedStatement(sql: Self.upsertPlan)
             // The rows' values are bound straight to the prepared statement: GRDB's `StatementArguments` would box
             // eight values into an array per row. `execute()` without arguments then steps what is bound.
-            insert.setUncheckedArguments(Self.unboundRow)
+            var stored: [(index: Int, revision: Int64)] = []
             for (index, record) in records.enumerated() where denied.isEmpty || !denied.contains(record.app) {
                 try Self.bind(record, to: insert)
                 try insert.execute()
+                if leaseUntil != nil {
+                    if record.nextFire != nil {
+                        stored.append((index, db.lastInsertedRowID))
+                    } else {
+                        // Undated (a location trigger waiting for a crossing) or following a floating plan: stored as
+                        // an ordinary row, which the loop claims when it falls due.
+                        try db.execute(
+                            sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL WHERE id = ?",
+                            arguments: [db.lastInsertedRowID])
+                    }
+                }
                 if let key = record.calendarKey, let trigger = plans[index] {
                     try plan.execute(
                         arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
                 }
             }
-            guard let cap else { return PendingBatchInsertion(discarded: [], deniedAppIDs: denied) }
             var discarded: [PendingRequest] = []
-            for app in Set(records.map(\.app)).subtracting(denied).sorted() {
-                discarded += try Self.applyCap(cap, appID: app, at: date, db)
+            if let cap {
+                for app in Set(records.map(\.app)).subtracting(denied).sorted() {
+                    discarded += try Self.applyCap(cap, appID: app, at: date, db)
+                }
             }
-            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied)
+            let claimed = Self.claimedRows(stored, of: records, requests, discarded: discarded)
+            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied, claimed: claimed)
+        }
+    }
+
+    /// The batch insert of one row.
+    private static let insertRow = """
+        INSERT OR REPLACE INTO pending (app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The batch insert of one row claimed by this process: the row's eight values, then the lease and the owner.
+    private static let insertClaimedRow = """
+        INSERT OR REPLACE INTO pending (
+            app, identifier, spec, addedAt, nextFire, floating, calendarKey, regionState, claimUntil, claimOwner)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The requests a claimed batch stored, as a claim returns them: each with its row's revision and the dates as
+    /// the row holds them (what ``claimedFireDates(revisions:)`` answers later compares equal). A request replaced by a
+    /// later one of the batch (the same app and identifier) or discarded by the cap is left out.
+    private static func claimedRows(
+        _ stored: [(index: Int, revision: Int64)], of records: [PendingRecord], _ requests: [PendingRequest],
+        discarded: [PendingRequest]
+    ) -> [PendingRequest] {
+        guard !stored.isEmpty else { return [] }
+        var last: [String: Int64] = [:]
+        for (index, revision) in stored { last[records[index].app + "\u{0}" + records[index].identifier] = revision }
+        let gone = Set(discarded.map(\.revision))
+        return stored.compactMap { index, revision in
+            let record = records[index]
+            guard last[record.app + "\u{0}" + record.identifier] == revision, !gone.contains(revision) else {
+                return nil
+            }
+            return PendingRequest(
+                appID: record.app, spec: requests[index].spec, addedAt: Date(timeIntervalSince1970: record.addedAt),
+                nextFireDate: record.nextFire.map(Date.init(timeIntervalSince1970:)), revision: revision)
         }
     }
 

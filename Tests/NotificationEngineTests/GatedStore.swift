@@ -103,6 +103,12 @@ final class GatedStore: NotificationStore {
         try await base.insertPendingOfAllowedApps(batch: requests, cap: cap, at: date)
     }
 
+    func insertPendingOfAllowedApps(
+        batch requests: [PendingRequest], cap: Int?, at date: Date, claimedUntil leaseUntil: Date
+    ) async throws -> PendingBatchInsertion {
+        try await base.insertPendingOfAllowedApps(batch: requests, cap: cap, at: date, claimedUntil: leaseUntil)
+    }
+
     func pendingRequests(appID: String) async throws -> [PendingRequest] {
         try await base.pendingRequests(appID: appID)
     }

@@ -451,6 +451,54 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "a batch stored claimed: its dated requests are claimed by this store until the lease, as a claim would take them; a replaced, discarded or undated one is not",
+        arguments: StoreKind.allCases)
+    func batchStoredClaimed(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let denied = "com.example.denied"
+            try await store.saveAppState(AppState(appID: denied, authorization: .denied))
+            let lease = start.addingTimeInterval(60)
+            let inserted = try await store.insertPendingOfAllowedApps(
+                batch: [
+                    request("a", fireIn: 0), request("d", fireIn: 0, app: denied), request("b", fireIn: 0),
+                    request("u", fireIn: nil), request("a", fireIn: 0),
+                ], cap: nil, at: start, claimedUntil: lease)
+            #expect(inserted.deniedAppIDs == [denied])
+            #expect(inserted.discarded.isEmpty)
+            // The second "a" replaced the first: one claim each for "a" and "b"; the undated "u" is stored unclaimed.
+            #expect(inserted.claimed.map(\.identifier).sorted() == ["a", "b"])
+            let pending = try await store.pendingRequests(appID: app)
+            #expect(pending.map(\.identifier).sorted() == ["a", "b", "u"])
+            for claimed in inserted.claimed {
+                let row = pending.first { $0.identifier == claimed.identifier }
+                #expect(claimed.revision == row?.revision)
+                #expect(claimed.nextFireDate == start)
+                #expect(claimed.addedAt == start)
+                #expect(claimed.spec == row?.spec)
+            }
+            let revisions = inserted.claimed.map(\.revision)
+            // Claimed by this store: what a claim answers for them, and nobody claims them again before the lease.
+            let dates = Dictionary(uniqueKeysWithValues: revisions.map { ($0, start) })
+            #expect(try await store.claimedFireDates(revisions: revisions) == dates)
+            #expect(try await store.claimDue(at: start, leaseUntil: lease, limit: 10).isEmpty)
+            #expect(try await store.nextWakeDate() == lease)
+            #expect(Set(try await store.renewClaims(revisions: revisions, leaseUntil: lease)) == Set(revisions))
+            // Never completed (the process died): after the lease another engine delivers them.
+            let again = try await store.claimDue(at: lease, leaseUntil: lease.addingTimeInterval(60), limit: 10)
+            #expect(Set(again.map(\.revision)) == Set(revisions))
+
+            // The cap discards a claimed request in the same transaction: it is not among the claimed ones.
+            let other = "com.example.capped"
+            _ = try await store.insertPending(request("x", fireIn: -5, app: other), cap: nil, at: start)
+            let capped = try await store.insertPendingOfAllowedApps(
+                batch: [request("c", fireIn: 0, app: other)], cap: 1, at: start, claimedUntil: lease)
+            #expect(capped.discarded.map(\.identifier) == ["c"])
+            #expect(capped.claimed.isEmpty)
+            #expect(try await store.pendingRequests(appID: other).map(\.identifier) == ["x"])
+        }
+    }
+
+    @Test(
         "floating requests of a batch share one plan per app and components, at the soonest instant; an undated one leaves it undated",
         arguments: StoreKind.allCases)
     func batchPlans(kind: StoreKind) async throws {
