@@ -184,7 +184,9 @@ public actor NotificationDaemon {
                     }
                     try await server.executeThenClose { connections in
                         for try await connection in connections {
-                            group.addTask { await self.serve(connection) }
+                            // On the connection's event loop: see EventLoopTaskExecutor.
+                            let loop = EventLoopTaskExecutor(connection.1.channel.eventLoop)
+                            group.addTask(executorPreference: loop) { await self.serve(connection) }
                         }
                     }
                 }

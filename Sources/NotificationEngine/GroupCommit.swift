@@ -39,6 +39,8 @@ final class GroupCommit: Sendable {
     private struct State {
         var waiting: [Waiting] = []
         var writing = false
+        /// How many adds the last transaction stored: more than one while adds arrive concurrently.
+        var lastBatchCount = 0
     }
 
     private let write: @Sendable ([PendingRequest], Kind) async throws -> PendingBatchInsertion
@@ -90,17 +92,69 @@ final class GroupCommit: Sendable {
     /// ```
     /// - Throws: As ``insert(_:kind:)``.
     func store(_ request: PendingRequest, kind: Kind) async throws -> Stored {
-        try await withCheckedThrowingContinuation { continuation in
+        // Nothing is being written (so nothing waits), the last transaction was a lone add's too, and the caller's
+        // task runs on an executor of its own: this request writes its own transaction, in the caller's task (see
+        // writeAlone).
+        let leads = Self.callerHasOwnExecutor && state.withLock { state in
+            guard !state.writing, state.lastBatchCount <= 1 else { return false }
+            state.writing = true
+            state.lastBatchCount = 1
+            return true
+        }
+        if leads { return try await writeAlone(request, kind: kind) }
+        return try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLock { state in
                 state.waiting.append(Waiting(request: request, kind: kind, continuation: continuation))
                 guard !state.writing else { return false }
                 state.writing = true
                 return true
             }
-            // A task of its own: measured, an add that wrote its own transaction in its own task waited longer on a
-            // loaded machine (p50 2.4-3.5 ms against 0.41-0.46 ms, unotifyd-bench figure 1, embedded).
+            // The transaction in progress ended meanwhile: a task of its own writes what waits.
             if starts { Task { await self.writeUntilEmpty() } }
         }
+    }
+
+    /// Whether the calling task prefers an executor of its own (a task executor, such as the daemon's event loop for
+    /// a connection's reader) over the global concurrency pool.
+    private static var callerHasOwnExecutor: Bool {
+        guard #available(macOS 15.0, *) else { return false }
+        return withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
+    }
+
+    /// Writes `request` alone, in the caller's task, and hands what arrived meanwhile to a task of its own.
+    ///
+    /// A lone add then costs no thread hand-over but its commit's: the caller's thread hands the transaction to the
+    /// store's writer, which resumes the caller on its executor, where a task started per transaction cost the hop
+    /// from the daemon connection's event loop to the concurrency pool and back. Adds arriving while this one is
+    /// written wait for the next transaction, written by ``writeUntilEmpty()`` as soon as this one ends; this add does
+    /// not wait for that one.
+    ///
+    /// Not while adds arrive concurrently (the last transaction stored several): the transaction after this one would
+    /// then start only once this add's task is back on its executor and has started the group commit's task, two
+    /// thread hand-overs during which the disk idles, where the group commit's task starts it at once (measured,
+    /// unotifyd-bench figure 2, 8 clients of a spawned daemon: fewer adds per second without this rule in five of six
+    /// pairs, medians ×0.39; docs/benchmarks.md, session 10).
+    ///
+    /// Only for callers on an executor of their own: measured (unotifyd-bench figure 1, embedded, session 10), an add
+    /// on the global pool resumed straight from the store's writer thread waited 3-4 ms for a pool thread (p50 3.95 ms
+    /// against 0.34 ms through the task), as the reverted attempts of sessions before had found.
+    private func writeAlone(_ request: PendingRequest, kind: Kind) async throws -> Stored {
+        let result: Result<PendingBatchInsertion, any Error>
+        do {
+            result = .success(try await write([request], kind))
+        } catch {
+            result = .failure(error)
+        }
+        let handsOver = state.withLock { state in
+            if state.waiting.isEmpty { state.writing = false }
+            return !state.waiting.isEmpty
+        }
+        if handsOver { Task { await self.writeUntilEmpty() } }
+        let inserted = try result.get()
+        try Self.checkAllowed(request, kind: kind, inserted)
+        return Stored(
+            discarded: inserted.discarded.filter { $0.appID == request.appID },
+            claimed: inserted.claimed.last { Self.key($0) == Self.key(request) })
     }
 
     /// How many adds wait for the next transaction (for tests).
@@ -123,7 +177,7 @@ final class GroupCommit: Sendable {
                 let count = state.waiting.firstIndex { $0.kind != kind } ?? state.waiting.count
                 let batch = Array(state.waiting.prefix(count))
                 state.waiting.removeFirst(count)
-                if batch.isEmpty { state.writing = false }
+                if batch.isEmpty { state.writing = false } else { state.lastBatchCount = batch.count }
                 return batch
             }
             guard !batch.isEmpty else { return }

@@ -39,7 +39,7 @@ extension NotificationScheduler {
 
     /// The pending request of the app with `identifier`, which an `add` with that identifier replaces; empty,
     /// without reading the store, when the app has no attachments in the data store.
-    func pendingRequests(replacedBy identifier: String, appID: String) async -> [RequestSpec] {
+    nonisolated func pendingRequests(replacedBy identifier: String, appID: String) async -> [RequestSpec] {
         guard hasStoredAttachments(appID: appID) else { return [] }
         let pending = (try? await store.pendingRequests(appID: appID)) ?? []
         return pending.filter { $0.identifier == identifier }.map(\.spec)
@@ -54,7 +54,7 @@ extension NotificationScheduler {
     }
 
     /// Whether the app's folder in the data store has anything in it.
-    private func hasStoredAttachments(appID: String) -> Bool {
+    private nonisolated func hasStoredAttachments(appID: String) -> Bool {
         guard let root = configuration.attachmentStoreRoot else { return false }
         // As the app side names the folder. Every add asks this (4.5% of a daemon add's CPU in `perf`), so the common
         // name is not bridged to `NSString` for a replacement it does not need, and the path is concatenated:

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NotificationLocalization
 import NotificationModel
+import Synchronization
 
 /// The scheduling engine: accepts requests for every app, keeps them in a ``NotificationStore``, and delivers
 /// each one when it falls due, through the app's own process when it runs (a ``ForegroundApp``) and through a
@@ -25,6 +26,8 @@ public actor NotificationScheduler {
     nonisolated let claims: ClaimRenewal
     /// Concurrent adds and pushes share a transaction (GroupCommit.swift).
     let commits: GroupCommit
+    /// What ``add(_:appID:)`` reads of the actor's state without hopping onto it (AddState.swift).
+    nonisolated let addState = Mutex(AddState())
     private var foregroundApps: [String: any ForegroundApp] = [:]
     private var plannedTimeZone: String?
     /// While ``run()`` sleeps: the instant it sleeps until (`.distantFuture` when nothing is dated); `nil` while it
@@ -110,8 +113,12 @@ public actor NotificationScheduler {
     ///
     /// Adds that arrive together (from several clients of the daemon) share one store transaction and one `fsync`;
     /// each returns once its own request is durable.
-    public func add(_ spec: RequestSpec, appID: String) async throws {
-        try await checkPlannedZone()
+    ///
+    /// Off the actor: an add needs none of its state but the zone its plans were made in and the instant the loop
+    /// sleeps until, both read from ``addState``; the hop onto the actor's executor and back cost a thread wake-up per
+    /// add, and made concurrent adds wait for one another and for the loop before their group commit.
+    public nonisolated func add(_ spec: RequestSpec, appID: String) async throws {
+        if !addState.withLock({ $0.checkedZone == clock.timeZone.identifier }) { try await checkPlannedZone() }
         let now = clock.now
         let fireDate = try Self.checkedFirstFireDate(of: spec, at: now, calendar: clock.calendar)
         let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: fireDate)
@@ -126,17 +133,17 @@ public actor NotificationScheduler {
         } catch {
             throw EngineError(.storeFailure, "the notification store failed: \(error)")
         }
-        await discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)
+        if !replaced.isEmpty || !discardedByCap.isEmpty {
+            await discardAttachments(of: replaced + discardedByCap.map(\.spec), appID: appID)
+        }
         for discarded in discardedByCap {
             logger.warning(
                 "discarded pending request: more than the pending cap",
                 metadata: ["app": "\(appID)", "request": "\(discarded.identifier)"])
         }
-        // The loop wakes at `planned` and reads the store again then; but requests it holds, claimed ahead, are
-        // checked against the store only after a signalled change, and this add may replace one of them.
-        if let planned = plannedWake, held.isEmpty, let fireDate, fireDate >= planned {
-            return
-        }
+        // The loop wakes at its planned instant and reads the store again then; but requests it holds, claimed ahead,
+        // are checked against the store only after a signalled change, and this add may replace one of them.
+        if let quietUntil = addState.withLock({ $0.quietUntil }), let fireDate, fireDate >= quietUntil { return }
         wake.signal()
     }
 
@@ -487,7 +494,10 @@ public actor NotificationScheduler {
                 next = due.addingTimeInterval(-Self.finalApproach)
             }
             plannedWake = next ?? .distantFuture
+            // Held requests only leave `held` while the loop sleeps, so an add checks this instant alone.
+            addState.withLock { $0.quietUntil = held.isEmpty ? plannedWake : nil }
             await waitForWork(until: next, seen: seen)
+            addState.withLock { $0.quietUntil = nil }
             plannedWake = nil
         }
         loopRuns = false
@@ -1066,7 +1076,10 @@ public actor NotificationScheduler {
                 plannedTimeZone = plannedTimeZone ?? zone
             }
         }
-        guard let planned = plannedTimeZone, planned != zone else { return }
+        guard let planned = plannedTimeZone, planned != zone else {
+            addState.withLock { $0.checkedZone = zone }
+            return
+        }
         let task: Task<Int, any Error>
         if let replanning, replanning.zone == zone {
             task = replanning.task
@@ -1085,6 +1098,7 @@ public actor NotificationScheduler {
         guard replanning?.task == task else { return }
         replanning = nil
         plannedTimeZone = zone
+        addState.withLock { $0.checkedZone = zone }
         logger.info("re-planned floating calendar triggers", metadata: ["from": "\(planned)", "to": "\(zone)", "count": "\(count)"])
         // Requests held for their old instants are checked against the store again before any is presented.
         wake.signal()

@@ -150,6 +150,75 @@ struct GroupCommitTests {
         }
         _ = try await commit.insert(Self.request("push", app: "denied"), kind: Self.push)
     }
+
+    @Test("on an executor of its own, lone adds write their own transactions; adds arriving meanwhile share the next")
+    func writesAloneOnOwnExecutor() async throws {
+        let writer = Writer()
+        // Whether each transaction was written by a task preferring an executor of its own (the adding task).
+        let onOwnExecutor = Mutex<[Bool]>([])
+        let commit = GroupCommit { requests, kind in
+            onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
+            return try await writer.write(requests, kind: kind)
+        }
+        let executor = QueueExecutor()
+        let first = Task(executorPreference: executor) {
+            try await commit.insert(Self.request("first"), kind: Self.add)
+        }
+        await offPool { writer.firstStarted.wait() }
+        #expect(commit.waitingCount == 0)
+        let others = (1...5).map { index in
+            Task(executorPreference: executor) { try await commit.insert(Self.request("r\(index)"), kind: Self.add) }
+        }
+        for _ in 0..<2_000 where commit.waitingCount < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(commit.waitingCount == 5)
+        writer.releaseFirst.signal()
+        _ = try await first.value
+        for task in others { _ = try await task.value }
+        let batches = writer.batches.withLock { $0 }
+        #expect(batches.first == ["first"])
+        #expect(Set(batches.dropFirst().joined()) == Set((1...5).map { "r\($0)" }))
+        // The first by its own task, the others by the group commit's task on the pool.
+        #expect(onOwnExecutor.withLock { $0 }.first == true)
+        #expect(onOwnExecutor.withLock { $0 }.dropFirst().allSatisfy { !$0 })
+        // After a shared transaction a lone add goes through the group commit's task; once lone adds follow one
+        // another, each writes its own, and one of a denied app, or one whose transaction fails, is refused the same.
+        _ = try await Task(executorPreference: executor) {
+            try await commit.insert(Self.request("after"), kind: Self.add)
+        }.value
+        writer.denied.withLock { $0 = ["denied"] }
+        let refused = Task(executorPreference: executor) {
+            try await commit.insert(Self.request("no", app: "denied"), kind: Self.add)
+        }
+        let error = await #expect(throws: EngineError.self) { try await refused.value }
+        #expect(error?.code == .notificationsNotAllowed)
+        writer.failing.withLock { $0 = ["bad"] }
+        let failed = Task(executorPreference: executor) { try await commit.insert(Self.request("bad"), kind: Self.add) }
+        await #expect(throws: EngineError.self) { try await failed.value }
+        #expect(onOwnExecutor.withLock { $0 }.suffix(3) == [false, true, true])
+    }
+
+    @Test("on the global pool, even a lone add's transaction is written by the group commit's task")
+    func poolAddsUseTheTask() async throws {
+        let writer = Writer()
+        writer.releaseFirst.signal()
+        let onOwnExecutor = Mutex<[Bool]>([])
+        let commit = GroupCommit { requests, kind in
+            onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
+            return try await writer.write(requests, kind: kind)
+        }
+        _ = try await commit.insert(Self.request("alone"), kind: Self.add)
+        #expect(onOwnExecutor.withLock { $0 } == [false])
+    }
+}
+
+/// A task executor of the tests' own: runs jobs on a serial dispatch queue.
+final class QueueExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "GroupCommitTests.QueueExecutor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }
 
 /// A count shared by tasks.
