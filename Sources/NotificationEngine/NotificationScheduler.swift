@@ -608,6 +608,9 @@ public actor NotificationScheduler {
             return
         }
         claims.hold([request.revision])
+        // The loop holds a request from here on (see AddState): an add that replaces it must wake the loop, so that it
+        // is checked against the store before it is presented.
+        addState.withLock { $0.quietUntil = nil }
         accepted.generation = accepted.requests.isEmpty ? generation : min(accepted.generation, generation)
         accepted.requests.append(request)
         wake.signal()
