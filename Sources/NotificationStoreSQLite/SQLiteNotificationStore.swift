@@ -227,6 +227,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "OpenUserNotifications"
+        // GRDB's default is `.userInitiated`, which libdispatch on Linux turns into nice -2 for the thread running a
+        // transaction: the writer's SQL (most of an import's CPU) then ran ahead of the delivery loop's threads (nice
+        // 0) in the process. At `.default` both run at the process's priority.
+        configuration.qos = .default
         configuration.prepareDatabase { db in
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
         }

@@ -1,4 +1,7 @@
 import Foundation
+#if os(Linux)
+import Glibc
+#endif
 import NotificationEngine
 import NotificationModel
 @testable import NotificationStoreSQLite
@@ -51,6 +54,22 @@ struct SQLiteNotificationStoreTests {
         #expect(try await reopened.metadata("k") == "v")
         #expect(try await reopened.nextWakeDate() == start.addingTimeInterval(60))
     }
+
+    #if os(Linux)
+    @Test("the store's transactions run at the process's priority, not above it (nice -2 at GRDB's default QoS)")
+    func transactionsAtProcessPriority() async throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        let processNice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(getpid()))
+        let threadNice = { @Sendable in getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        for _ in 0..<3 {
+            #expect(try await store.write { _ in threadNice() } == processNice)
+            #expect(try await store.read { _ in threadNice() } == processNice)
+        }
+        try store.close()
+    }
+    #endif
 
     @Test("a renewal after another process took the expired claim over renews nothing for that row")
     func renewalAfterTakeover() async throws {
