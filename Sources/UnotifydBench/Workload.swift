@@ -69,7 +69,8 @@ struct StoreFiller {
         let stagingPath = staging?.file("fill.sqlite") ?? destinations[0]
         let now = Date()
         let seconds = try await insertAll(into: stagingPath, rows: rows, label: label, at: now, make: make)
-        // The store is closed here (its last connection checkpointed and removed the WAL); copy the files.
+        // The store is closed here (insertAll closed it: its last connection checkpointed and removed the WAL); copy
+        // the files.
         for destination in destinations where destination != stagingPath {
             try FileManager.default.createDirectory(
                 atPath: URL(fileURLWithPath: destination).deletingLastPathComponent().path,
@@ -84,7 +85,9 @@ struct StoreFiller {
             where_: tmpfs ? "staged on tmpfs, copied to /tmp" : "directly in /tmp, fsync per row")
     }
 
-    /// Inserts the rows and closes the store (it is released on return). - Returns: The seconds it took.
+    /// Inserts the rows and closes the store before returning: a store merely released closes later, on one of
+    /// GRDB's queues, and a copy made meanwhile could catch its last checkpoint half-written (`--only 3` then found
+    /// the copied store "malformed" now and then). - Returns: The seconds it took.
     private func insertAll(into path: String, rows: Int, label: String, at now: Date, make: (Int) -> PendingRequest)
         async throws -> Double
     {
@@ -98,6 +101,8 @@ struct StoreFiller {
                 nextReport = .now + .seconds(5)
             }
         }
-        return start.duration(to: .now).seconds
+        let seconds = start.duration(to: .now).seconds
+        try store.close()
+        return seconds
     }
 }
