@@ -26,6 +26,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         var writesInFlight = 0
         /// What to call when the deferred check finds a change; `nil` when no check waits.
         var deferred: (@Sendable () -> Void)?
+        /// How many of the store's own writes have ended (committed or rolled back).
+        var ownWritesEnded: UInt64 = 0
+        /// ``ownWritesEnded`` at the last ``checkChangedElsewhereOrDefer(then:)``.
+        var ownWritesEndedAtLastCheck: UInt64 = 0
     }
 
     private let foreignCommitCheck = Mutex(ForeignCommitCheck())
@@ -139,6 +143,47 @@ public final class SQLiteNotificationStore: NotificationStore {
         if !deferred, changedElsewhere() { onChange() }
     }
 
+    /// Asks whether another connection committed, for a ``StoreFileMonitor`` that then stops reading events for a
+    /// moment: as ``checkChangedElsewhere(then:)``, except that when one of this store's own writes ended since the
+    /// last call, and so the events that woke the monitor may all be its own, the check is not run now but left to
+    /// the next own write's transaction, which answers it under the write lock (``answerDeferredCheck(_:)``), or to
+    /// ``settleDeferredCheck()``, which the monitor calls when its pause ends.
+    ///
+    /// A stream of adds then costs no check transaction per commit, and no monitor wake-up either while the monitor
+    /// pauses (inotify merges the events of the commits meanwhile). Another process's commit is still seen: one that
+    /// ended before the check was asked changed `data_version`, which the answering transaction reads; one in progress
+    /// holds the write lock, which that transaction waits for. It is seen at the next own write or when the pause
+    /// ends, whichever comes first; a store with no own write since the last call answers at once.
+    ///
+    /// - Returns: Whether the check waits (for an own write, or for ``settleDeferredCheck()``).
+    ///
+    /// ```swift
+    /// if store.checkChangedElsewhereOrDefer(then: onChange) { pause(); store.settleDeferredCheck() }
+    /// ```
+    public func checkChangedElsewhereOrDefer(then onChange: @escaping @Sendable () -> Void) -> Bool {
+        let deferred = foreignCommitCheck.withLock { check in
+            defer { check.ownWritesEndedAtLastCheck = check.ownWritesEnded }
+            guard check.writesInFlight > 0 || check.ownWritesEnded != check.ownWritesEndedAtLastCheck else {
+                return false
+            }
+            check.deferred = onChange
+            return true
+        }
+        if !deferred, changedElsewhere() { onChange() }
+        return deferred
+    }
+
+    /// Runs a check ``checkChangedElsewhereOrDefer(then:)`` left waiting when no own write answered
+    /// it meanwhile; with a write in flight, that write answers it.
+    public func settleDeferredCheck() {
+        let waiting = foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
+            guard check.writesInFlight == 0 else { return nil }
+            defer { check.deferred = nil }
+            return check.deferred
+        }
+        if let waiting, changedElsewhere() { waiting() }
+    }
+
     /// In a write transaction, before it commits: answers a deferred check when the transaction holds the write lock.
     /// - Returns: What to call after the commit (another connection committed), or `nil`.
     private func answerDeferredCheck(_ db: Database) throws -> (@Sendable () -> Void)? {
@@ -154,7 +199,7 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     /// Reads the connection's `data_version` and whether it differs from the last one read.
     private func dataVersionChanged(_ db: Database) throws -> Bool {
-        let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
         return seenDataVersion.withLock { seen in
             defer { seen = version }
             return seen != version
@@ -176,6 +221,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                     // After the commit (or the rollback), on the writer connection, outside a transaction.
                     let stillDeferred = self.foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
                         check.writesInFlight -= 1
+                        check.ownWritesEnded &+= 1
                         guard check.writesInFlight == 0 else { return nil }
                         defer { check.deferred = nil }
                         return check.deferred
@@ -270,6 +316,14 @@ public final class SQLiteNotificationStore: NotificationStore {
             authorizationPolicy: values["policy.authorization"].flatMap(AuthorizationPolicy.init(rawValue:)))
     }
 
+    /// The store's pending cap (`policy.pendingCap`), as ``policy(_:)`` reads it: `nil` when none is set, `.some(nil)`
+    /// for "off". Every add's transaction asks this, so it reads the one row through a prepared statement kept on the
+    /// connection: ``policy(_:)``'s query, prepared again each time, cost about 3% of a daemon add's CPU in `perf`.
+    private static func pendingCapSetting(_ db: Database) throws -> Int?? {
+        let statement = try db.cachedStatement(sql: "SELECT value FROM metadata WHERE key = 'policy.pendingCap'")
+        return try String.fetchOne(statement).flatMap(StorePolicy.PendingCap.init).map(\.value)
+    }
+
     public func setPolicy(_ policy: StorePolicy) async throws {
         try await write { db in
             for (key, value) in [
@@ -288,7 +342,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     public func insertPending(_ request: PendingRequest, cap fallbackCap: Int?, at date: Date) async throws -> PendingInsertion {
         try await write { db in
             // The store's own cap wins over the caller's: read here, in the transaction that applies it.
-            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+            let cap = try Self.pendingCapSetting(db) ?? fallbackCap
             try db.execute(
                 sql: "DELETE FROM pending WHERE app = ? AND identifier = ?", arguments: [request.appID, request.identifier])
             var record = try PendingRecord(request)
@@ -348,7 +402,7 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
         return try await write { db in
             let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
-            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+            let cap = try Self.pendingCapSetting(db) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
             // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
             let insert: Statement
