@@ -488,6 +488,8 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     /// Eight `NULL`s: what the batch insert's statement holds between rows.
     private static let unboundRow = StatementArguments(Array(repeating: DatabaseValue.null, count: 8))
+    /// The argument of ``deniedAppIDs(among:_:)``'s query before an app is bound to it.
+    private static let unboundApp = StatementArguments([DatabaseValue.null])
 
     /// Binds a row's values to the batch insert's eight parameters, in its column order.
     private static func bind(_ record: PendingRecord, to statement: Statement) throws {
@@ -513,12 +515,22 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// The apps among `appIDs` denied notifications.
+    ///
+    /// Every add's transaction asks this for its one app: the app is bound straight to the prepared statement, as
+    /// ``bind(_:to:)`` binds a row (GRDB's `StatementArguments`, built and checked per query, cost as much as the
+    /// query itself), and a batch of one app's requests asks once.
     private static func deniedAppIDs(among appIDs: [String], _ db: Database) throws -> Set<String> {
-        let statement = try db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ? AND authorization = ?")
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM app WHERE id = ? AND authorization = \(AuthorizationStatus.denied.rawValue)")
+        // Marks the statement's one argument as bound, so that GRDB steps what is bound below (as insert's rows).
+        statement.setUncheckedArguments(Self.unboundApp)
         var denied = Set<String>()
-        for appID in Set(appIDs) {
-            let arguments: StatementArguments = [appID, AuthorizationStatus.denied.rawValue]
-            if try Bool.fetchOne(statement, arguments: arguments) != nil { denied.insert(appID) }
+        var asked = Set<String>()
+        for appID in appIDs where asked.insert(appID).inserted {
+            // As in bind(_:to:): reset before binding; fetchOne without arguments steps what is bound.
+            sqlite3_reset(statement.sqliteStatement)
+            try checkBinding(appID.bind(to: statement.sqliteStatement, at: 1))
+            if try Bool.fetchOne(statement) != nil { denied.insert(appID) }
         }
         return denied
     }
