@@ -173,8 +173,8 @@ public final class SQLiteNotificationStore: NotificationStore {
         return deferred
     }
 
-    /// Runs a check ``checkChangedElsewhereOrDefer(then:)`` left waiting when no own write answered
-    /// it meanwhile; with a write in flight, that write answers it.
+    /// Runs a check ``checkChangedElsewhereOrDefer(then:)`` left waiting when no own write answered it meanwhile;
+    /// with a write in flight, that write answers it.
     public func settleDeferredCheck() {
         let waiting = foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
             guard check.writesInFlight == 0 else { return nil }
@@ -242,11 +242,11 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (deferred on a read-only connection), committed when it returns and rolled back when it throws, as
-    /// GRDB's `inTransaction(.immediate)` does (which ``write(_:)`` used), but through statements prepared once per
-    /// connection: GRDB prepares its `BEGIN` and `COMMIT` again for every transaction, with its authorizer, about 3% of
-    /// a spawned daemon's samples per add in `perf`. The commit is SQLite's, so durability is unchanged
-    /// (`synchronous = FULL`: the log is synced before `COMMIT` returns).
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (deferred on a read-only connection), committed when it returns
+    /// and rolled back when it throws, as GRDB's `inTransaction(.immediate)` does (which ``write(_:)`` used), but
+    /// through statements prepared once per connection: GRDB prepares its `BEGIN` and `COMMIT` again for every
+    /// transaction, with its authorizer, about 3% of a spawned daemon's samples per add in `perf`. The commit is
+    /// SQLite's, so durability is unchanged (`synchronous = FULL`: the log is synced before `COMMIT` returns).
     ///
     /// Like GRDB's, it refuses to commit a transaction SQLite already rolled back (after an I/O error or a full disk a
     /// statement's failure can end the transaction): `body` threw then, since no write body here ignores an error.

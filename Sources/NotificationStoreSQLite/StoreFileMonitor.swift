@@ -15,7 +15,7 @@ import Glibc
 /// at most once per pause while that store's own writes go on.
 ///
 /// ```swift
-/// let monitor = StoreFileMonitor(storePath: path) { store.checkChangedElsewhere { scheduler.storeDidChange() } }
+/// let monitor = StoreFileMonitor(watching: store, at: path) { scheduler.storeDidChange() }
 /// ```
 public final class StoreFileMonitor: Sendable {
     #if os(Linux)
@@ -42,11 +42,11 @@ public final class StoreFileMonitor: Sendable {
     /// Every commit of `store`'s own writes to its files too, and woke this thread, whose check of `data_version`
     /// then cost a transaction (together about 6% of a daemon add's CPU, `perf`). So when the store's own writes
     /// ended since the last report, the check is left to the next own write's transaction
-    /// (``SQLiteNotificationStore/checkChangedElsewhereOrDefer(then:)``), and the thread reads no
-    /// events for `pause`: inotify merges the events of the commits made meanwhile, which then wake nobody. When the
-    /// pause ends, a check no own write answered runs (``SQLiteNotificationStore/settleDeferredCheck()``), and the
-    /// events that came meanwhile are read. Another process's commit is thus reported at once while the store's own
-    /// writes are quiet, and otherwise at the next own write or within `pause`.
+    /// (``SQLiteNotificationStore/checkChangedElsewhereOrDefer(then:)``), and the thread reads no events for `pause`:
+    /// inotify merges the events of the commits made meanwhile, which then wake nobody. When the pause ends, a check no
+    /// own write answered runs (``SQLiteNotificationStore/settleDeferredCheck()``), and the events that came meanwhile
+    /// are read. Another process's commit is thus reported at once while the store's own writes are quiet, and
+    /// otherwise at the next own write or within `pause`.
     ///
     /// ```swift
     /// let monitor = StoreFileMonitor(watching: store, at: path) { scheduler.storeDidChange() }
