@@ -138,11 +138,13 @@ public actor NotificationDaemon {
         // Every write to the file wakes the monitor, the engine's own too: only another process's wakes the loop.
         let sqliteStore = scheduler.store as? SQLiteNotificationStore
         _ = sqliteStore?.changedElsewhere()
-        let monitor = StoreFileMonitor(storePath: configuration.storePath) {
-            // While one of the store's own writes is in flight, that write's transaction answers the check.
-            guard let sqliteStore else { return scheduler.storeDidChange() }
-            sqliteStore.checkChangedElsewhere { scheduler.storeDidChange() }
-        }
+        // The store's own writes answer the check for other processes' commits (StoreFileMonitor(watching:at:)).
+        let monitor =
+            if let sqliteStore {
+                StoreFileMonitor(watching: sqliteStore, at: configuration.storePath) { scheduler.storeDidChange() }
+            } else {
+                StoreFileMonitor(storePath: configuration.storePath) { scheduler.storeDidChange() }
+            }
         // The wall clock jumped (manual change, NTP step, resume): wake up and re-compute the sleep.
         let jumps = try? WallClockJumpMonitor(onJump: { scheduler.storeDidChange() })
         // The system zone changed: re-plan floating calendar triggers.

@@ -26,6 +26,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         var writesInFlight = 0
         /// What to call when the deferred check finds a change; `nil` when no check waits.
         var deferred: (@Sendable () -> Void)?
+        /// How many of the store's own writes have ended (committed or rolled back).
+        var ownWritesEnded: UInt64 = 0
+        /// ``ownWritesEnded`` at the last ``checkChangedElsewhereOrDefer(then:)``.
+        var ownWritesEndedAtLastCheck: UInt64 = 0
     }
 
     private let foreignCommitCheck = Mutex(ForeignCommitCheck())
@@ -139,6 +143,47 @@ public final class SQLiteNotificationStore: NotificationStore {
         if !deferred, changedElsewhere() { onChange() }
     }
 
+    /// Asks whether another connection committed, for a ``StoreFileMonitor`` that then stops reading events for a
+    /// moment: as ``checkChangedElsewhere(then:)``, except that when one of this store's own writes ended since the
+    /// last call, and so the events that woke the monitor may all be its own, the check is not run now but left to
+    /// the next own write's transaction, which answers it under the write lock (``answerDeferredCheck(_:)``), or to
+    /// ``settleDeferredCheck()``, which the monitor calls when its pause ends.
+    ///
+    /// A stream of adds then costs no check transaction per commit, and no monitor wake-up either while the monitor
+    /// pauses (inotify merges the events of the commits meanwhile). Another process's commit is still seen: one that
+    /// ended before the check was asked changed `data_version`, which the answering transaction reads; one in progress
+    /// holds the write lock, which that transaction waits for. It is seen at the next own write or when the pause
+    /// ends, whichever comes first; a store with no own write since the last call answers at once.
+    ///
+    /// - Returns: Whether the check waits (for an own write, or for ``settleDeferredCheck()``).
+    ///
+    /// ```swift
+    /// if store.checkChangedElsewhereOrDefer(then: onChange) { pause(); store.settleDeferredCheck() }
+    /// ```
+    public func checkChangedElsewhereOrDefer(then onChange: @escaping @Sendable () -> Void) -> Bool {
+        let deferred = foreignCommitCheck.withLock { check in
+            defer { check.ownWritesEndedAtLastCheck = check.ownWritesEnded }
+            guard check.writesInFlight > 0 || check.ownWritesEnded != check.ownWritesEndedAtLastCheck else {
+                return false
+            }
+            check.deferred = onChange
+            return true
+        }
+        if !deferred, changedElsewhere() { onChange() }
+        return deferred
+    }
+
+    /// Runs a check ``checkChangedElsewhereOrDefer(then:)`` left waiting when no own write answered it meanwhile;
+    /// with a write in flight, that write answers it.
+    public func settleDeferredCheck() {
+        let waiting = foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
+            guard check.writesInFlight == 0 else { return nil }
+            defer { check.deferred = nil }
+            return check.deferred
+        }
+        if let waiting, changedElsewhere() { waiting() }
+    }
+
     /// In a write transaction, before it commits: answers a deferred check when the transaction holds the write lock.
     /// - Returns: What to call after the commit (another connection committed), or `nil`.
     private func answerDeferredCheck(_ db: Database) throws -> (@Sendable () -> Void)? {
@@ -154,7 +199,7 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     /// Reads the connection's `data_version` and whether it differs from the last one read.
     private func dataVersionChanged(_ db: Database) throws -> Bool {
-        let version = try Int.fetchOne(db, sql: "PRAGMA data_version")
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
         return seenDataVersion.withLock { seen in
             defer { seen = version }
             return seen != version
@@ -170,28 +215,57 @@ public final class SQLiteNotificationStore: NotificationStore {
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         foreignCommitCheck.withLock { $0.writesInFlight += 1 }
         return try await withCheckedThrowingContinuation { continuation in
-            writer.asyncWrite(
-                { db in (try updates(db), try self.answerDeferredCheck(db)) },
-                completion: { db, result in
-                    // After the commit (or the rollback), on the writer connection, outside a transaction.
-                    let stillDeferred = self.foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
-                        check.writesInFlight -= 1
-                        guard check.writesInFlight == 0 else { return nil }
-                        defer { check.deferred = nil }
-                        return check.deferred
+            writer.asyncWriteWithoutTransaction { db in
+                let result = Result {
+                    try Self.inImmediateTransaction(db) { (try updates(db), try self.answerDeferredCheck(db)) }
+                }
+                // After the commit (or the rollback), on the writer connection, outside a transaction.
+                let stillDeferred = self.foreignCommitCheck.withLock { check -> (@Sendable () -> Void)? in
+                    check.writesInFlight -= 1
+                    check.ownWritesEnded &+= 1
+                    guard check.writesInFlight == 0 else { return nil }
+                    defer { check.deferred = nil }
+                    return check.deferred
+                }
+                if case .success((_, let onChange?)) = result { onChange() }
+                if let stillDeferred {
+                    // The last write in flight did not answer it: check as changedElsewhere() does.
+                    var changed = true
+                    try? db.inTransaction(.immediate) {
+                        changed = try self.dataVersionChanged(db)
+                        return .commit
                     }
-                    if case .success((_, let onChange?)) = result { onChange() }
-                    if let stillDeferred {
-                        // The last write in flight did not answer it: check as changedElsewhere() does.
-                        var changed = true
-                        try? db.inTransaction(.immediate) {
-                            changed = try self.dataVersionChanged(db)
-                            return .commit
-                        }
-                        if changed { stillDeferred() }
-                    }
-                    continuation.resume(with: result.map(\.0))
-                })
+                    if changed { stillDeferred() }
+                }
+                continuation.resume(with: result.map(\.0))
+            }
+        }
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (deferred on a read-only connection), committed when it returns
+    /// and rolled back when it throws, as GRDB's `inTransaction(.immediate)` does (which ``write(_:)`` used), but
+    /// through statements prepared once per connection: GRDB prepares its `BEGIN` and `COMMIT` again for every
+    /// transaction, with its authorizer, about 3% of a spawned daemon's samples per add in `perf`. The commit is
+    /// SQLite's, so durability is unchanged (`synchronous = FULL`: the log is synced before `COMMIT` returns).
+    ///
+    /// Like GRDB's, it refuses to commit a transaction SQLite already rolled back (after an I/O error or a full disk a
+    /// statement's failure can end the transaction): `body` threw then, since no write body here ignores an error.
+    /// - Throws: What `body` or SQLite threw; the transaction is then rolled back, if SQLite had not already.
+    private static func inImmediateTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        // As GRDB: deferred on a read-only connection (whose writes then fail with SQLITE_READONLY), where SQLite
+        // refuses an immediate transaction.
+        try db.cachedStatement(sql: db.configuration.readonly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE").execute()
+        do {
+            let value = try body()
+            guard sqlite3_get_autocommit(db.sqliteConnection) == 0 else {
+                throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the transaction was rolled back by SQLite")
+            }
+            try db.cachedStatement(sql: "COMMIT").execute()
+            return value
+        } catch {
+            // A failed statement or COMMIT (SQLITE_BUSY, an I/O error) may leave the transaction open.
+            if sqlite3_get_autocommit(db.sqliteConnection) == 0 { try? db.cachedStatement(sql: "ROLLBACK").execute() }
+            throw error
         }
     }
 
@@ -270,6 +344,14 @@ public final class SQLiteNotificationStore: NotificationStore {
             authorizationPolicy: values["policy.authorization"].flatMap(AuthorizationPolicy.init(rawValue:)))
     }
 
+    /// The store's pending cap (`policy.pendingCap`), as ``policy(_:)`` reads it: `nil` when none is set, `.some(nil)`
+    /// for "off". Every add's transaction asks this, so it reads the one row through a prepared statement kept on the
+    /// connection: ``policy(_:)``'s query, prepared again each time, cost about 3% of a daemon add's CPU in `perf`.
+    private static func pendingCapSetting(_ db: Database) throws -> Int?? {
+        let statement = try db.cachedStatement(sql: "SELECT value FROM metadata WHERE key = 'policy.pendingCap'")
+        return try String.fetchOne(statement).flatMap(StorePolicy.PendingCap.init).map(\.value)
+    }
+
     public func setPolicy(_ policy: StorePolicy) async throws {
         try await write { db in
             for (key, value) in [
@@ -288,7 +370,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     public func insertPending(_ request: PendingRequest, cap fallbackCap: Int?, at date: Date) async throws -> PendingInsertion {
         try await write { db in
             // The store's own cap wins over the caller's: read here, in the transaction that applies it.
-            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+            let cap = try Self.pendingCapSetting(db) ?? fallbackCap
             try db.execute(
                 sql: "DELETE FROM pending WHERE app = ? AND identifier = ?", arguments: [request.appID, request.identifier])
             var record = try PendingRecord(request)
@@ -348,7 +430,7 @@ public final class SQLiteNotificationStore: NotificationStore {
             }
         return try await write { db in
             let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
-            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+            let cap = try Self.pendingCapSetting(db) ?? fallbackCap
             // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
             // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
             let insert: Statement
@@ -434,6 +516,8 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     /// Eight `NULL`s: what the batch insert's statement holds between rows.
     private static let unboundRow = StatementArguments(Array(repeating: DatabaseValue.null, count: 8))
+    /// The argument of ``deniedAppIDs(among:_:)``'s query before an app is bound to it.
+    private static let unboundApp = StatementArguments([DatabaseValue.null])
 
     /// Binds a row's values to the batch insert's eight parameters, in its column order.
     private static func bind(_ record: PendingRecord, to statement: Statement) throws {
@@ -459,12 +543,22 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// The apps among `appIDs` denied notifications.
+    ///
+    /// Every add's transaction asks this for its one app: the app is bound straight to the prepared statement, as
+    /// ``bind(_:to:)`` binds a row (GRDB's `StatementArguments`, built and checked per query, cost as much as the
+    /// query itself), and a batch of one app's requests asks once.
     private static func deniedAppIDs(among appIDs: [String], _ db: Database) throws -> Set<String> {
-        let statement = try db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ? AND authorization = ?")
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM app WHERE id = ? AND authorization = \(AuthorizationStatus.denied.rawValue)")
+        // Marks the statement's one argument as bound, so that GRDB steps what is bound below (as insert's rows).
+        statement.setUncheckedArguments(Self.unboundApp)
         var denied = Set<String>()
-        for appID in Set(appIDs) {
-            let arguments: StatementArguments = [appID, AuthorizationStatus.denied.rawValue]
-            if try Bool.fetchOne(statement, arguments: arguments) != nil { denied.insert(appID) }
+        var asked = Set<String>()
+        for appID in appIDs where asked.insert(appID).inserted {
+            // As in bind(_:to:): reset before binding; fetchOne without arguments steps what is bound.
+            sqlite3_reset(statement.sqliteStatement)
+            try checkBinding(appID.bind(to: statement.sqliteStatement, at: 1))
+            if try Bool.fetchOne(statement) != nil { denied.insert(appID) }
         }
         return denied
     }

@@ -11,10 +11,11 @@ import Glibc
 /// A thread of its own rather than a dispatch source: every commit of the engine's own writes to the store's files
 /// too, and a dispatch read source woke libdispatch's manager thread, which woke a worker thread for the handler and
 /// was woken again to re-arm the source: several context switches per commit (docs/benchmarks.md, "Daemon add path,
-/// fewer hops"). The thread wakes once per burst of events.
+/// fewer hops"). The thread wakes once per burst of events; watching a store (``init(watching:at:pause:onChange:)``),
+/// at most once per pause while that store's own writes go on.
 ///
 /// ```swift
-/// let monitor = StoreFileMonitor(storePath: path) { store.checkChangedElsewhere { scheduler.storeDidChange() } }
+/// let monitor = StoreFileMonitor(watching: store, at: path) { scheduler.storeDidChange() }
 /// ```
 public final class StoreFileMonitor: Sendable {
     #if os(Linux)
@@ -26,7 +27,47 @@ public final class StoreFileMonitor: Sendable {
     /// Starts watching the folder of the store at `path`; `onChange` runs on the monitor's thread after writes, one
     /// call at a time.
     /// - Returns: `nil` when the folder cannot be watched (the engine then only sees its own changes).
-    public init?(storePath: String, onChange: @escaping @Sendable () -> Void) {
+    public convenience init?(storePath: String, onChange: @escaping @Sendable () -> Void) {
+        self.init(
+            storePath: storePath, pause: .zero,
+            report: {
+                onChange()
+                return false
+            }, afterPause: {})
+    }
+
+    /// Starts watching `store`'s files at `storePath` for other processes' commits, and calls `onChange` (on the
+    /// monitor's thread, one call at a time) after each: the engine's own commits are not reported.
+    ///
+    /// Every commit of `store`'s own writes to its files too, and woke this thread, whose check of `data_version`
+    /// then cost a transaction (together about 6% of a daemon add's CPU, `perf`). So when the store's own writes
+    /// ended since the last report, the check is left to the next own write's transaction
+    /// (``SQLiteNotificationStore/checkChangedElsewhereOrDefer(then:)``), and the thread reads no events for `pause`:
+    /// inotify merges the events of the commits made meanwhile, which then wake nobody. When the pause ends, a check no
+    /// own write answered runs (``SQLiteNotificationStore/settleDeferredCheck()``), and the events that came meanwhile
+    /// are read. Another process's commit is thus reported at once while the store's own writes are quiet, and
+    /// otherwise at the next own write or within `pause`.
+    ///
+    /// ```swift
+    /// let monitor = StoreFileMonitor(watching: store, at: path) { scheduler.storeDidChange() }
+    /// ```
+    /// - Returns: `nil` when the folder cannot be watched (the engine then only sees its own changes).
+    public convenience init?(
+        watching store: SQLiteNotificationStore, at storePath: String, pause: Duration = .milliseconds(5),
+        onChange: @escaping @Sendable () -> Void
+    ) {
+        self.init(
+            storePath: storePath, pause: pause,
+            report: { store.checkChangedElsewhereOrDefer(then: onChange) },
+            afterPause: { store.settleDeferredCheck() })
+    }
+
+    /// Starts the thread: `report` runs after writes to the store's files and answers whether to read no events for
+    /// `pause`, after which `afterPause` runs.
+    private init?(
+        storePath: String, pause: Duration, report: @escaping @Sendable () -> Bool,
+        afterPause: @escaping @Sendable () -> Void
+    ) {
         #if os(Linux)
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
@@ -49,7 +90,13 @@ public final class StoreFileMonitor: Sendable {
         }
         stopDescriptor = stopEnds[1]
         let name = URL(fileURLWithPath: storePath).lastPathComponent
-        Thread { Self.watch(descriptor, stop: stop, name: name, onChange: onChange) }.start()
+        let (seconds, attoseconds) = pause.components
+        let pauseMilliseconds = Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        Thread {
+            Self.watch(
+                descriptor, stop: stop, name: name, pauseMilliseconds: pauseMilliseconds, report: report,
+                afterPause: afterPause)
+        }.start()
         #elseif os(macOS)
         return nil  // Embedded processes on macOS see only their own changes; the daemon is Linux-only.
         #else
@@ -65,8 +112,12 @@ public final class StoreFileMonitor: Sendable {
 
     #if os(Linux)
     /// The monitor's thread: waits for inotify events or the stop (the socket pair's other end closed), reads every
-    /// event queued, and calls `onChange` once when one of them names the store or its log.
-    private static func watch(_ descriptor: Int32, stop: Int32, name: String, onChange: @Sendable () -> Void) {
+    /// event queued, and calls `report` once when one of them names the store or its log; when `report` answers
+    /// `true`, waits `pauseMilliseconds` for the stop alone (events queue meanwhile), then calls `afterPause`.
+    private static func watch(
+        _ descriptor: Int32, stop: Int32, name: String, pauseMilliseconds: Int32, report: @Sendable () -> Bool,
+        afterPause: @Sendable () -> Void
+    ) {
         defer {
             close(descriptor)
             close(stop)
@@ -97,7 +148,11 @@ public final class StoreFileMonitor: Sendable {
                 guard count > 0 else { break }
                 relevant = relevant || mentions(name, in: buffer[0..<count])
             }
-            if relevant { onChange() }
+            guard relevant, report() else { continue }
+            var stopOnly = pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
+            // EINTR ends the pause early: harmless, the events are read and reported again.
+            guard poll(&stopOnly, 1, pauseMilliseconds) <= 0 || stopOnly.revents == 0 else { return }
+            afterPause()
         }
     }
     #endif

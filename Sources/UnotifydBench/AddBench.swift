@@ -68,7 +68,7 @@ private final class LoopedEngine: Sendable {
         self.scheduler = scheduler
         // As the daemon and embedded mode do: only another process's commits wake the loop.
         _ = store.changedElsewhere()
-        monitor = StoreFileMonitor(storePath: storePath) { store.checkChangedElsewhere { scheduler.storeDidChange() } }
+        monitor = StoreFileMonitor(watching: store, at: storePath) { scheduler.storeDidChange() }
         task = Task { await scheduler.run() }
     }
 

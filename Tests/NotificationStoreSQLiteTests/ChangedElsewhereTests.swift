@@ -90,6 +90,69 @@ struct ChangedElsewhereTests {
         #expect(calls.withLock { $0 } == 3)
     }
 
+    @Test("after an own write, a monitor's check waits for the next own write, which answers it under its lock")
+    func leftToNextOwnWrite() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let engine = try SQLiteNotificationStore(path: path)
+        let other = try SQLiteNotificationStore(path: path)
+        _ = engine.changedElsewhere()
+        let calls = Mutex(0)
+        let count: @Sendable () -> Void = { calls.withLock { $0 += 1 } }
+        // No own write since the store opened: the check runs at once, and finds nothing.
+        #expect(!engine.checkChangedElsewhereOrDefer(then: count))
+        #expect(calls.withLock { $0 } == 0)
+        // Another process's commit, with no own write since the last check: reported at once.
+        try await other.setMetadata("theirs", "1")
+        #expect(!engine.checkChangedElsewhereOrDefer(then: count))
+        #expect(calls.withLock { $0 } == 1)
+        // An own write, then another process's commit landing after it: the check waits for the next own write...
+        try await engine.setMetadata("own", "1")
+        try await other.setMetadata("theirs", "2")
+        #expect(engine.checkChangedElsewhereOrDefer(then: count))
+        #expect(calls.withLock { $0 } == 1)
+        // ...whose transaction answers it: the other commit is reported, once.
+        try await engine.setMetadata("own", "2")
+        #expect(calls.withLock { $0 } == 2)
+        engine.settleDeferredCheck()
+        #expect(calls.withLock { $0 } == 2)
+        #expect(!engine.changedElsewhere())
+        // An own write and nothing else: the waiting check, settled with no own write meanwhile, finds nothing.
+        #expect(engine.checkChangedElsewhereOrDefer(then: count))
+        engine.settleDeferredCheck()
+        #expect(calls.withLock { $0 } == 2)
+        // Another process's commit after an own write, and no own write before the pause ends: the settle reports it.
+        try await engine.setMetadata("own", "3")
+        try await other.setMetadata("theirs", "3")
+        #expect(engine.checkChangedElsewhereOrDefer(then: count))
+        #expect(calls.withLock { $0 } == 2)
+        engine.settleDeferredCheck()
+        #expect(calls.withLock { $0 } == 3)
+    }
+
+    @Test(
+        "a monitor watching the store reports another process's commit made during a stream of own writes",
+        .timeLimit(.minutes(1)))
+    func monitorDuringOwnWrites() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let engine = try SQLiteNotificationStore(path: path)
+        let other = try SQLiteNotificationStore(path: path)
+        _ = engine.changedElsewhere()
+        let (reports, report) = AsyncStream<Void>.makeStream()
+        let monitor = StoreFileMonitor(watching: engine, at: path) { report.yield() }
+        #expect(monitor != nil)
+        // Own writes alone report nothing; the other process's commit, amid them, is reported.
+        for index in 0..<20 { try await engine.setMetadata("own", "\(index)") }
+        try await other.setMetadata("theirs", "1")
+        for index in 0..<20 { try await engine.setMetadata("own", "\(index)") }
+        var iterator = reports.makeAsyncIterator()
+        await iterator.next()
+        withExtendedLifetime(monitor) {}
+    }
+
     /// A write of the store's own that waits inside its transaction until `release` is signalled.
     struct HeldWrite {
         let task: Task<Void, any Error>

@@ -72,10 +72,14 @@ final class EmbeddedSystem: Sendable {
         // Only another process's writes wake the loop; the engine knows its own.
         let sqliteStore = store as? SQLiteNotificationStore
         _ = sqliteStore?.changedElsewhere()
-        monitor = StoreFileMonitor(storePath: configuration.resolvedStorePath) {
-            guard let sqliteStore else { return scheduler.storeDidChange() }
-            sqliteStore.checkChangedElsewhere { scheduler.storeDidChange() }
-        }
+        monitor =
+            if let sqliteStore {
+                StoreFileMonitor(watching: sqliteStore, at: configuration.resolvedStorePath) {
+                    scheduler.storeDidChange()
+                }
+            } else {
+                StoreFileMonitor(storePath: configuration.resolvedStorePath) { scheduler.storeDidChange() }
+            }
         loop = Task { await scheduler.run() }
     }
 }
