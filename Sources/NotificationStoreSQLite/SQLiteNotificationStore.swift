@@ -574,18 +574,21 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await read { db in
             let scope = appID == nil ? "" : " AND app = ?"
             let arguments: StatementArguments = appID.map { [$0] } ?? []
+            // Prepared once per connection (two variants each): the loop asks this on every pass.
             let fire = try Double.fetchOne(
-                db, sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL" + scope, arguments: arguments)
+                db.cachedStatement(sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL" + scope),
+                arguments: arguments)
             let claim = try Double.fetchOne(
-                db, sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL" + scope, arguments: arguments)
+                db.cachedStatement(sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL" + scope),
+                arguments: arguments)
             // A plan counts while one of its requests still has to fire for it and is not being delivered.
             let plan = try Double.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(
+                    sql: """
                     SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
                         SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL AND p.claimUntil IS NULL
                         AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
-                    """,
+                    """),
                 arguments: arguments)
             return [fire, claim, plan].compactMap { $0 }.min().map(Date.init(timeIntervalSince1970:))
         }
@@ -636,15 +639,13 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func claimedFireDates(revisions: [Int64]) async throws -> [Int64: Date] {
         guard !revisions.isEmpty else { return [:] }
+        // The revisions as one JSON array, so that one statement, prepared once per connection, serves every count:
+        // the loop asks this on every pass that holds requests (pushes stored claimed), and compiling a statement with
+        // as many parameters as revisions cost more than the query.
+        let list = "[" + revisions.map(String.init).joined(separator: ",") + "]"
         return try await read { db in
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT p.id, COALESCE(p.nextFire, f.nextFire) AS nextFire FROM \(Self.pendingJoin)
-                    WHERE p.id IN (\(databaseQuestionMarks(count: revisions.count))) AND p.claimUntil IS NOT NULL
-                    AND p.claimOwner = ?
-                    """,
-                arguments: StatementArguments(revisions) + [Self.processID])
+                db.cachedStatement(sql: Self.claimedFireDatesQuery), arguments: [list, Self.processID])
             var dates: [Int64: Date] = [:]
             for row in rows {
                 if let fire = row["nextFire"] as Double? { dates[row["id"]] = Date(timeIntervalSince1970: fire) }
@@ -652,6 +653,12 @@ public final class SQLiteNotificationStore: NotificationStore {
             return dates
         }
     }
+
+    /// The fire dates of the rows among a JSON array of ids that this process claims.
+    private static let claimedFireDatesQuery = """
+        SELECT p.id, COALESCE(p.nextFire, f.nextFire) AS nextFire FROM \(pendingJoin)
+        WHERE p.id IN (SELECT value FROM json_each(?)) AND p.claimUntil IS NOT NULL AND p.claimOwner = ?
+        """
 
     public func releaseClaims(revisions: [Int64]) async throws {
         guard !revisions.isEmpty else { return }
@@ -720,24 +727,27 @@ public final class SQLiteNotificationStore: NotificationStore {
         switch (nextFireDate, request.isFloating) {
         case (nil, _) where Self.isRepeatingLocation(request):
             // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
                     nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
-                    """,
+                    """
+            ).execute(
                 arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
         case (nil, _):
-            try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
+            // Every statement of a fire's recording is prepared once per connection: compiling them (GRDB's
+            // `execute(sql:)` does for every call) cost more than running them.
+            try db.cachedStatement(sql: "DELETE FROM pending WHERE id = ?").execute(arguments: [request.revision])
             if request.isFloating { try Self.pruneFloatingPlans(db) }
         case (_?, true):
             // The plan moves on once every request following it has fired (see advanceFloatingPlans).
-            try db.execute(
-                sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
-                arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
+            try db.cachedStatement(
+                sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?"
+            ).execute(arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
         case (let next?, false):
-            try db.execute(
-                sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                arguments: [next.timeIntervalSince1970, request.revision])
+            try db.cachedStatement(
+                sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?"
+            ).execute(arguments: [next.timeIntervalSince1970, request.revision])
         }
         let historyID = try HistoryRecord(history).inserted(db)
         if var delivered {
@@ -745,12 +755,12 @@ public final class SQLiteNotificationStore: NotificationStore {
             try DeliveredRecord(delivered).replace(db)
         }
         if let badge {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, 0, 0, ?)
                     ON CONFLICT(id) DO UPDATE SET badge = excluded.badge
-                    """,
-                arguments: [request.appID, badge])
+                    """
+            ).execute(arguments: [request.appID, badge])
         }
         return historyID
     }
@@ -977,14 +987,19 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func categories(appID: String) async throws -> [CategorySpec] {
         try await read { db in
-            guard let payload = try Data.fetchOne(db, sql: "SELECT payload FROM category WHERE app = ?", arguments: [appID])
+            guard
+                let payload = try Data.fetchOne(
+                    db.cachedStatement(sql: "SELECT payload FROM category WHERE app = ?"), arguments: [appID])
             else { return [] }
             return try JSON.decode([CategorySpec].self, from: payload)
         }
     }
 
     public func appState(appID: String) async throws -> AppState? {
-        try await read { db in try AppRecord.fetchOne(db, key: appID)?.state }
+        // Prepared once per connection: the loop reads an app's state for every batch it presents.
+        try await read { db in
+            try AppRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM app WHERE id = ?"), arguments: [appID])?.state
+        }
     }
 
     public func saveAppState(_ state: AppState) async throws {
@@ -1018,9 +1033,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         guard !keys.isEmpty else { return [:] }
         return try await read { db in
             var values: [String: String] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, value FROM metadata WHERE key IN (\(databaseQuestionMarks(count: keys.count)))",
-                arguments: StatementArguments(keys))
+            // Prepared once per connection for the few counts callers use (a push's token lookup reads two keys).
+            let sql = "SELECT key, value FROM metadata WHERE key IN (\(databaseQuestionMarks(count: keys.count)))"
+            let statement = keys.count <= 4 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(keys))
             while let row = try rows.next() { values[row["key"]] = row["value"] as String }
             return values
         }
