@@ -1001,7 +1001,8 @@ public actor NotificationScheduler {
         return spec
     }
 
-    /// Records fires with one store call (one transaction on SQLite), then deletes the attachment files nothing names
+    /// Records fires with one store call (one transaction on SQLite, shared with the adds and pushes waiting for the
+    /// group commit's next transaction: ``GroupCommit/record(_:)``), then deletes the attachment files nothing names
     /// any more. A failure is logged: the claims then expire and the fires are delivered again (at least once).
     private func complete(_ fires: [Completion]) async {
         guard !fires.isEmpty else { return }
@@ -1020,7 +1021,7 @@ public actor NotificationScheduler {
             replaced.append(specs)
         }
         do {
-            try await store.completeFires(
+            _ = try await commits.record(
                 fires.map {
                     FireCompletion(
                         request: $0.request, nextFireDate: $0.next, delivered: $0.delivered, history: $0.history,

@@ -337,64 +337,115 @@ public final class SQLiteNotificationStore: NotificationStore {
         claimedUntil leaseUntil: Date? = nil
     ) async throws -> PendingBatchInsertion {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
-        // Encoded before the transaction, so the write lock is held for the SQL alone; a large batch on every core,
-        // on the engine's bulk threads at low priority, so the caller's concurrency pool stays free for what must run
-        // on time and a waking delivery loop comes first.
-        let (records, plans) =
-            if requests.count <= Self.inlineEncodingLimit {
-                try Self.encoded(requests[...], encoder: JSON.makeEncoder())
-            } else {
-                try await Self.encoded(requests)
-            }
+        let (records, plans) = try await Self.encodedBeforeTransaction(requests)
         return try await write { db in
-            let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
-            let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
-            // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
-            // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
-            let insert: Statement
-            if let leaseUntil {
-                // The claim's two values are the same for every row: bound once, kept across the rows' resets.
-                insert = try db.cachedStatement(sql: Self.insertClaimedRow)
-                insert.setUncheckedArguments(
-                    StatementArguments(
-                        Array(repeating: DatabaseValue.null, count: 8)
-                            + [leaseUntil.timeIntervalSince1970.databaseValue, Self.processID.databaseValue]))
-            } else {
-                insert = try db.cachedStatement(sql: Self.insertRow)
-                insert.setUncheckedArguments(Self.unboundRow)
-            }
-            let plan = try db.cachedStatement(sql: Self.upsertPlan)
-            // The rows' values are bound straight to the prepared statement: GRDB's `StatementArguments` would box
-            // eight values into an array per row. `execute()` without arguments then steps what is bound.
-            var stored: [(index: Int, revision: Int64)] = []
-            for (index, record) in records.enumerated() where denied.isEmpty || !denied.contains(record.app) {
-                try Self.bind(record, to: insert)
-                try insert.execute()
-                if leaseUntil != nil {
-                    if record.nextFire != nil {
-                        stored.append((index, db.lastInsertedRowID))
-                    } else {
-                        // Undated (a location trigger waiting for a crossing) or following a floating plan: stored as
-                        // an ordinary row, which the loop claims when it falls due.
-                        try db.execute(
-                            sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                            arguments: [db.lastInsertedRowID])
-                    }
-                }
-                if let key = record.calendarKey, let trigger = plans[index] {
-                    try plan.execute(
-                        arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
-                }
-            }
-            var discarded: [PendingRequest] = []
-            if let cap {
-                for app in Set(records.map(\.app)).subtracting(denied).sorted() {
-                    discarded += try Self.applyCap(cap, appID: app, at: date, db)
-                }
-            }
-            let claimed = Self.claimedRows(stored, of: records, requests, discarded: discarded)
-            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied, claimed: claimed)
+            try Self.insert(
+                records, plans: plans, of: requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied,
+                claimedUntil: leaseUntil, db)
         }
+    }
+
+    /// Records the fires and stores the batch in one transaction (one commit, one `fsync`), the fires first; when that
+    /// transaction fails, each part in a transaction of its own, so that each part's result says whether it is
+    /// stored (a failure of one part does not fail the other).
+    public func completeFires(
+        _ fires: [FireCompletion], insertingPending requests: [PendingRequest], cap fallbackCap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
+    ) async -> FiresAndInsertion {
+        if !fires.isEmpty, !requests.isEmpty,
+            let encoded = try? await Self.encodedBeforeTransaction(requests),
+            let written = try? await write({ db in
+                let historyIDs = try fires.map { fire in
+                    try Self.complete(
+                        fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered,
+                        history: fire.history, badge: fire.badge, db)
+                }
+                let insertion = try Self.insert(
+                    encoded.0, plans: encoded.1, of: requests, cap: fallbackCap, at: date,
+                    leavingOutDenied: leavingOutDenied, claimedUntil: leaseUntil, db)
+                return (historyIDs, insertion)
+            })
+        {
+            return FiresAndInsertion(historyIDs: .success(written.0), insertion: .success(written.1))
+        }
+        // One part only, or the shared transaction failed (nothing of it is stored): each part on its own.
+        let historyIDs: Result<[Int64], any Error>
+        do { historyIDs = .success(try await completeFires(fires)) } catch { historyIDs = .failure(error) }
+        let insertion: Result<PendingBatchInsertion, any Error>
+        do {
+            insertion = .success(
+                try await insert(
+                    requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied, claimedUntil: leaseUntil))
+        } catch {
+            insertion = .failure(error)
+        }
+        return FiresAndInsertion(historyIDs: historyIDs, insertion: insertion)
+    }
+
+    /// The rows of `requests` and their plans' trigger JSON, encoded before the transaction, so the write lock is
+    /// held for the SQL alone: a large batch on every core, on the engine's bulk threads at low priority, so the
+    /// caller's concurrency pool stays free for what must run on time and a waking delivery loop comes first.
+    private static func encodedBeforeTransaction(_ requests: [PendingRequest]) async throws
+        -> ([PendingRecord], [Data?])
+    {
+        if requests.count <= Self.inlineEncodingLimit {
+            return try Self.encoded(requests[...], encoder: JSON.makeEncoder())
+        }
+        return try await Self.encoded(requests)
+    }
+
+    /// Stores encoded rows (see ``insert(_:cap:at:leavingOutDenied:claimedUntil:)``) inside the caller's transaction.
+    private static func insert(
+        _ records: [PendingRecord], plans: [Data?], of requests: [PendingRequest], cap fallbackCap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?, _ db: Database
+    ) throws -> PendingBatchInsertion {
+        let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
+        let cap = try Self.policy(db).pendingCap.map(\.value) ?? fallbackCap
+        // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
+        // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
+        let insert: Statement
+        if let leaseUntil {
+            // The claim's two values are the same for every row: bound once, kept across the rows' resets.
+            insert = try db.cachedStatement(sql: Self.insertClaimedRow)
+            insert.setUncheckedArguments(
+                StatementArguments(
+                    Array(repeating: DatabaseValue.null, count: 8)
+                        + [leaseUntil.timeIntervalSince1970.databaseValue, Self.processID.databaseValue]))
+        } else {
+            insert = try db.cachedStatement(sql: Self.insertRow)
+            insert.setUncheckedArguments(Self.unboundRow)
+        }
+        let plan = try db.cachedStatement(sql: Self.upsertPlan)
+        // The rows' values are bound straight to the prepared statement: GRDB's `StatementArguments` would box
+        // eight values into an array per row. `execute()` without arguments then steps what is bound.
+        var stored: [(index: Int, revision: Int64)] = []
+        for (index, record) in records.enumerated() where denied.isEmpty || !denied.contains(record.app) {
+            try Self.bind(record, to: insert)
+            try insert.execute()
+            if leaseUntil != nil {
+                if record.nextFire != nil {
+                    stored.append((index, db.lastInsertedRowID))
+                } else {
+                    // Undated (a location trigger waiting for a crossing) or following a floating plan: stored as
+                    // an ordinary row, which the loop claims when it falls due.
+                    try db.execute(
+                        sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL WHERE id = ?",
+                        arguments: [db.lastInsertedRowID])
+                }
+            }
+            if let key = record.calendarKey, let trigger = plans[index] {
+                try plan.execute(
+                    arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
+            }
+        }
+        var discarded: [PendingRequest] = []
+        if let cap {
+            for app in Set(records.map(\.app)).subtracting(denied).sorted() {
+                discarded += try Self.applyCap(cap, appID: app, at: date, db)
+            }
+        }
+        let claimed = Self.claimedRows(stored, of: records, requests, discarded: discarded)
+        return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied, claimed: claimed)
     }
 
     /// The batch insert of one row.
