@@ -364,7 +364,8 @@ extension NotificationStore {
     /// `leavingOutDenied` is `false`, otherwise with ``insertPendingOfAllowedApps(batch:cap:at:claimedUntil:)`` when
     /// a lease is given and ``insertPendingOfAllowedApps(batch:cap:at:)`` when not.
     func insertPending(
-        batch requests: [PendingRequest], cap: Int?, at date: Date, leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
+        batch requests: [PendingRequest], cap: Int?, at date: Date, leavingOutDenied: Bool,
+        claimedUntil leaseUntil: Date?
     ) async throws -> PendingBatchInsertion {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
         guard leavingOutDenied else {

@@ -636,10 +636,10 @@ public final class SQLiteNotificationStore: NotificationStore {
             let plan = try Double.fetchOne(
                 db.cachedStatement(
                     sql: """
-                    SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
-                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL AND p.claimUntil IS NULL
-                        AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
-                    """),
+                        SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
+                            SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL AND p.claimUntil IS NULL
+                            AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
+                        """),
                 arguments: arguments)
             return [fire, claim, plan].compactMap { $0 }.min().map(Date.init(timeIntervalSince1970:))
         }

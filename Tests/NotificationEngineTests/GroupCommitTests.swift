@@ -36,7 +36,8 @@ struct GroupCommitTests {
                     historyIDs: historyIDs, insertion: .success(PendingBatchInsertion(discarded: [], deniedAppIDs: [])))
             }
             do {
-                return FiresAndInsertion(historyIDs: historyIDs, insertion: .success(try insertion(requests, kind: kind)))
+                let inserted = try insertion(requests, kind: kind)
+                return FiresAndInsertion(historyIDs: historyIDs, insertion: .success(inserted))
             } catch {
                 return FiresAndInsertion(historyIDs: historyIDs, insertion: .failure(error))
             }
@@ -269,7 +270,7 @@ struct GroupCommitTests {
         #expect(try await commit.record([]) == [])
     }
 
-    @Test("in a shared transaction, a failure of the fires fails only the recordings, and one of the adds only the adds")
+    @Test("in a shared transaction, a failure of the fires fails only the recordings, one of the adds only the adds")
     func sharedFailures() async throws {
         for failing in ["f-bad", "p-bad"] {
             let writer = Writer()
