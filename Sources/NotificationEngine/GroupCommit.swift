@@ -9,6 +9,10 @@ import Synchronization
 /// An add that arrives while nothing is being written starts a transaction at once, so a lone add waits for nothing
 /// but its own commit. Transactions are written by a task of their own, never on the scheduler's executor, which keeps
 /// accepting adds (and delivering) while the disk works.
+///
+/// The delivery loop's recordings of fires (``record(_:)``) wait here too, and the next transaction takes every fire
+/// waiting beside its requests: under a stream of pushes, each accepted and then recorded, one transaction and one
+/// `fsync` serve both instead of one each.
 final class GroupCommit: Sendable {
     /// Which requests may share a transaction: the same pending cap, the same check of the apps' authorization, and
     /// the same claim.
@@ -36,37 +40,65 @@ final class GroupCommit: Sendable {
         var continuation: CheckedContinuation<Stored, any Error>
     }
 
+    /// Fires waiting to be recorded in the next transaction.
+    private struct WaitingFires {
+        var fires: [FireCompletion]
+        var continuation: CheckedContinuation<[Int64], any Error>
+    }
+
     private struct State {
         var waiting: [Waiting] = []
+        var waitingFires: [WaitingFires] = []
         var writing = false
         /// How many adds the last transaction stored: more than one while adds arrive concurrently.
         var lastBatchCount = 0
     }
 
     private let write: @Sendable ([PendingRequest], Kind) async throws -> PendingBatchInsertion
+    private let writeWithFires: @Sendable ([FireCompletion], [PendingRequest], Kind?) async -> FiresAndInsertion
     private let state = Mutex(State())
 
-    /// - Parameter write: Stores requests in one transaction and returns those the cap discarded and the denied apps
-    ///   left out (``NotificationStore/insertPendingOfAllowedApps(batch:cap:at:)``).
-    init(write: @escaping @Sendable ([PendingRequest], Kind) async throws -> PendingBatchInsertion) {
+    /// - Parameters:
+    ///   - write: Stores requests in one transaction and returns those the cap discarded and the denied apps left out
+    ///     (``NotificationStore/insertPendingOfAllowedApps(batch:cap:at:)``).
+    ///   - writeWithFires: Records fires and stores requests of one kind (possibly none, then the kind is `nil`), in
+    ///     one transaction where it can, with a result for each part
+    ///     (``NotificationStore/completeFires(_:insertingPending:cap:at:leavingOutDenied:claimedUntil:)``).
+    init(
+        write: @escaping @Sendable ([PendingRequest], Kind) async throws -> PendingBatchInsertion,
+        writeWithFires: @escaping @Sendable ([FireCompletion], [PendingRequest], Kind?) async -> FiresAndInsertion
+    ) {
         self.write = write
+        self.writeWithFires = writeWithFires
     }
 
     /// Group commit into `store` (whose own pending cap takes precedence over the one each insert names); a claim's
     /// lease counts from `clock`'s now when its transaction starts.
     convenience init(store: any NotificationStore, clock: any NotificationClock) {
-        self.init { requests, kind in
-            let date = requests.last?.addedAt ?? clock.now
-            guard kind.refusesDenied else {
-                let discarded = try await store.insertPending(batch: requests, cap: kind.cap, at: date)
-                return PendingBatchInsertion(discarded: discarded, deniedAppIDs: [])
-            }
-            if let lease = kind.claimLease {
-                return try await store.insertPendingOfAllowedApps(
-                    batch: requests, cap: kind.cap, at: date, claimedUntil: clock.now.addingTimeInterval(lease))
-            }
-            return try await store.insertPendingOfAllowedApps(batch: requests, cap: kind.cap, at: date)
-        }
+        self.init(
+            write: { requests, kind in
+                try await store.insertPending(
+                    batch: requests, cap: kind.cap, at: requests.last?.addedAt ?? clock.now,
+                    leavingOutDenied: kind.refusesDenied,
+                    claimedUntil: kind.claimLease.map { clock.now.addingTimeInterval($0) })
+            },
+            writeWithFires: { fires, requests, kind in
+                guard let kind, !requests.isEmpty else {
+                    do {
+                        return FiresAndInsertion(
+                            historyIDs: .success(try await store.completeFires(fires)),
+                            insertion: .success(PendingBatchInsertion(discarded: [], deniedAppIDs: [])))
+                    } catch {
+                        return FiresAndInsertion(
+                            historyIDs: .failure(error),
+                            insertion: .success(PendingBatchInsertion(discarded: [], deniedAppIDs: [])))
+                    }
+                }
+                return await store.completeFires(
+                    fires, insertingPending: requests, cap: kind.cap, at: requests.last?.addedAt ?? clock.now,
+                    leavingOutDenied: kind.refusesDenied,
+                    claimedUntil: kind.claimLease.map { clock.now.addingTimeInterval($0) })
+            })
     }
 
     /// Stores `request` in the next transaction and returns once that transaction is committed.
@@ -114,6 +146,44 @@ final class GroupCommit: Sendable {
         }
     }
 
+    /// Records fires in the next transaction, beside the requests waiting for it, and returns once that transaction is
+    /// committed; when nothing is being written, at once, in the caller's task.
+    ///
+    /// ```swift
+    /// let historyIDs = try await commits.record(fires)   // durable now
+    /// ```
+    /// - Returns: The fires' history entries, in order (``NotificationStore/completeFires(_:)``).
+    /// - Throws: What the store threw for the fires: then none of them is recorded (the requests of the same
+    ///   transaction are stored or fail on their own).
+    func record(_ fires: [FireCompletion]) async throws -> [Int64] {
+        guard !fires.isEmpty else { return [] }
+        let alone = state.withLock { state in
+            guard !state.writing else { return false }
+            state.writing = true
+            return true
+        }
+        if alone {
+            // As a lone add (writeAlone): no hand-over to a task of the group commit's for a transaction of its own.
+            let outcome = await writeWithFires(fires, [], nil)
+            let handsOver = state.withLock { state in
+                let waits = !state.waiting.isEmpty || !state.waitingFires.isEmpty
+                if !waits { state.writing = false }
+                return waits
+            }
+            if handsOver { Task { await self.writeUntilEmpty() } }
+            return try outcome.historyIDs.get()
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            let starts = state.withLock { state in
+                state.waitingFires.append(WaitingFires(fires: fires, continuation: continuation))
+                guard !state.writing else { return false }
+                state.writing = true
+                return true
+            }
+            if starts { Task { await self.writeUntilEmpty() } }
+        }
+    }
+
     /// Whether the calling task prefers an executor of its own (a task executor, such as the daemon's event loop for
     /// a connection's reader) over the global concurrency pool.
     private static var callerHasOwnExecutor: Bool {
@@ -146,8 +216,9 @@ final class GroupCommit: Sendable {
             result = .failure(error)
         }
         let handsOver = state.withLock { state in
-            if state.waiting.isEmpty { state.writing = false }
-            return !state.waiting.isEmpty
+            let waits = !state.waiting.isEmpty || !state.waitingFires.isEmpty
+            if !waits { state.writing = false }
+            return waits
         }
         if handsOver { Task { await self.writeUntilEmpty() } }
         let inserted = try result.get()
@@ -160,6 +231,9 @@ final class GroupCommit: Sendable {
     /// How many adds wait for the next transaction (for tests).
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
+    /// How many recordings of fires wait for the next transaction (for tests).
+    var waitingRecordings: Int { state.withLock { $0.waitingFires.count } }
+
     /// A request's app and identifier, which one pending request at a time has.
     private static func key(_ request: PendingRequest) -> String { request.appID + "\u{0}" + request.identifier }
 
@@ -168,44 +242,81 @@ final class GroupCommit: Sendable {
         throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(request.appID)")
     }
 
-    /// Writes what waits, one transaction at a time, until nothing does.
+    /// Writes what waits, one transaction at a time, until nothing does: the leading run of waiting adds of the same
+    /// kind, with every recording of fires waiting (recorded first, in the order they were handed over).
     private func writeUntilEmpty() async {
         while true {
-            let batch = state.withLock { state in
+            let (batch, recordings) = state.withLock { state in
                 // The leading run of waiting adds of the same kind.
                 let kind = state.waiting.first?.kind
                 let count = state.waiting.firstIndex { $0.kind != kind } ?? state.waiting.count
                 let batch = Array(state.waiting.prefix(count))
                 state.waiting.removeFirst(count)
-                if batch.isEmpty { state.writing = false } else { state.lastBatchCount = batch.count }
-                return batch
+                let recordings = state.waitingFires
+                state.waitingFires = []
+                if batch.isEmpty && recordings.isEmpty {
+                    state.writing = false
+                } else if !batch.isEmpty {
+                    state.lastBatchCount = batch.count
+                }
+                return (batch, recordings)
             }
-            guard !batch.isEmpty else { return }
+            guard !batch.isEmpty || !recordings.isEmpty else { return }
+            guard !recordings.isEmpty else {
+                let inserted: Result<PendingBatchInsertion, any Error>
+                do {
+                    inserted = .success(try await write(batch.map(\.request), batch[0].kind))
+                } catch {
+                    inserted = .failure(error)
+                }
+                Self.resume(batch, with: inserted)
+                continue
+            }
+            let outcome = await writeWithFires(
+                recordings.flatMap(\.fires), batch.map(\.request), batch.first?.kind)
+            Self.resume(batch, with: outcome.insertion)
+            switch outcome.historyIDs {
+            case .success(let identifiers):
+                var rest = identifiers[...]
+                for recording in recordings {
+                    recording.continuation.resume(returning: Array(rest.prefix(recording.fires.count)))
+                    rest = rest.dropFirst(recording.fires.count)
+                }
+            case .failure(let error):
+                for recording in recordings { recording.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// Resumes the adds of a transaction with what it did: each gets the requests of its app the cap discarded (the
+    /// last add of the app in it; the others none) and its request as claimed, or the error.
+    private static func resume(_ batch: [Waiting], with result: Result<PendingBatchInsertion, any Error>) {
+        guard !batch.isEmpty else { return }
+        let inserted: PendingBatchInsertion
+        switch result {
+        case .success(let value):
+            inserted = value
+        case .failure(let error):
+            for waiting in batch { waiting.continuation.resume(throwing: error) }
+            return
+        }
+        let byApp = Dictionary(grouping: inserted.discarded, by: \.appID)
+        let lastOfApp = Dictionary(batch.indices.map { (batch[$0].request.appID, $0) }) { _, later in later }
+        // A claimed request goes to the last waiting request with its app and identifier (an earlier one was replaced
+        // by it in the same transaction).
+        let claimed = Dictionary(inserted.claimed.map { (Self.key($0), $0) }) { _, later in later }
+        let lastOfKey = Dictionary(batch.indices.map { (Self.key(batch[$0].request), $0) }) { _, later in later }
+        for (index, waiting) in batch.enumerated() {
+            let app = waiting.request.appID
             do {
-                let inserted = try await write(batch.map(\.request), batch[0].kind)
-                let byApp = Dictionary(grouping: inserted.discarded, by: \.appID)
-                let lastOfApp = Dictionary(batch.indices.map { (batch[$0].request.appID, $0) }) { _, later in later }
-                // A claimed request goes to the last waiting request with its app and identifier (an earlier one was
-                // replaced by it in the same transaction).
-                let claimed = Dictionary(inserted.claimed.map { (Self.key($0), $0) }) { _, later in later }
-                let lastOfKey = Dictionary(batch.indices.map { (Self.key(batch[$0].request), $0) }) { _, later in
-                    later
-                }
-                for (index, waiting) in batch.enumerated() {
-                    let app = waiting.request.appID
-                    do {
-                        try Self.checkAllowed(waiting.request, kind: waiting.kind, inserted)
-                        let key = Self.key(waiting.request)
-                        waiting.continuation.resume(
-                            returning: Stored(
-                                discarded: lastOfApp[app] == index ? byApp[app] ?? [] : [],
-                                claimed: lastOfKey[key] == index ? claimed[key] : nil))
-                    } catch {
-                        waiting.continuation.resume(throwing: error)
-                    }
-                }
+                try Self.checkAllowed(waiting.request, kind: waiting.kind, inserted)
+                let key = Self.key(waiting.request)
+                waiting.continuation.resume(
+                    returning: Stored(
+                        discarded: lastOfApp[app] == index ? byApp[app] ?? [] : [],
+                        claimed: lastOfKey[key] == index ? claimed[key] : nil))
             } catch {
-                for waiting in batch { waiting.continuation.resume(throwing: error) }
+                waiting.continuation.resume(throwing: error)
             }
         }
     }

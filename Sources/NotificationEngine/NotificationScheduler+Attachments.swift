@@ -54,7 +54,7 @@ extension NotificationScheduler {
     }
 
     /// Whether the app's folder in the data store has anything in it.
-    private nonisolated func hasStoredAttachments(appID: String) -> Bool {
+    nonisolated func hasStoredAttachments(appID: String) -> Bool {
         guard let root = configuration.attachmentStoreRoot else { return false }
         // As the app side names the folder. Every add asks this (4.5% of a daemon add's CPU in `perf`), so the common
         // name is not bridged to `NSString` for a replacement it does not need, and the path is concatenated:

@@ -166,6 +166,27 @@ public protocol NotificationStore: Sendable {
     @discardableResult
     func completeFires(_ fires: [FireCompletion]) async throws -> [Int64]
 
+    /// Records fires as ``completeFires(_:)`` does and stores a batch of requests as the engine's group commit does
+    /// (``insertPending(batch:cap:at:)`` when `leavingOutDenied` is `false`, otherwise
+    /// ``insertPendingOfAllowedApps(batch:cap:at:claimedUntil:)`` with `leaseUntil`, or
+    /// ``insertPendingOfAllowedApps(batch:cap:at:)`` without), the fires first: what the engine's writer does with
+    /// the fires and the requests that queued up together while it wrote the previous transaction.
+    ///
+    /// The SQLite store writes both in **one** transaction, with one commit and one `fsync`; when that transaction
+    /// fails it writes each part in a transaction of its own, so that each part's result says whether that part is
+    /// durable. The default writes the parts one after the other, each with its own result (the PostgreSQL store's
+    /// commits cost no local `fsync`).
+    ///
+    /// ```swift
+    /// let outcome = await store.completeFires(
+    ///     fires, insertingPending: pushes, cap: nil, at: now, leavingOutDenied: true, claimedUntil: lease)
+    /// ```
+    /// - Returns: Each part's result: a part that failed stored nothing of its own.
+    func completeFires(
+        _ fires: [FireCompletion], insertingPending batch: [PendingRequest], cap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
+    ) async -> FiresAndInsertion
+
     /// The plans of floating calendar triggers (one per app, components and matching policy: every request
     /// following a plan fires at its instant) whose instant is after `date`.
     func floatingPlans(dueAfter date: Date) async throws -> [FloatingPlan]
@@ -319,6 +340,42 @@ extension NotificationStore {
                     badge: fire.badge))
         }
         return identifiers
+    }
+
+    /// Records the fires with ``completeFires(_:)``, then stores the batch, in two store calls with a result each.
+    public func completeFires(
+        _ fires: [FireCompletion], insertingPending batch: [PendingRequest], cap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
+    ) async -> FiresAndInsertion {
+        let historyIDs: Result<[Int64], any Error>
+        do { historyIDs = .success(try await completeFires(fires)) } catch { historyIDs = .failure(error) }
+        let insertion: Result<PendingBatchInsertion, any Error>
+        do {
+            insertion = .success(
+                try await insertPending(
+                    batch: batch, cap: cap, at: date, leavingOutDenied: leavingOutDenied, claimedUntil: leaseUntil))
+        } catch {
+            insertion = .failure(error)
+        }
+        return FiresAndInsertion(historyIDs: historyIDs, insertion: insertion)
+    }
+
+    /// Stores a batch as the engine's group commit does: with ``insertPending(batch:cap:at:)`` when
+    /// `leavingOutDenied` is `false`, otherwise with ``insertPendingOfAllowedApps(batch:cap:at:claimedUntil:)`` when
+    /// a lease is given and ``insertPendingOfAllowedApps(batch:cap:at:)`` when not.
+    func insertPending(
+        batch requests: [PendingRequest], cap: Int?, at date: Date, leavingOutDenied: Bool,
+        claimedUntil leaseUntil: Date?
+    ) async throws -> PendingBatchInsertion {
+        guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
+        guard leavingOutDenied else {
+            return PendingBatchInsertion(
+                discarded: try await insertPending(batch: requests, cap: cap, at: date), deniedAppIDs: [])
+        }
+        if let leaseUntil {
+            return try await insertPendingOfAllowedApps(batch: requests, cap: cap, at: date, claimedUntil: leaseUntil)
+        }
+        return try await insertPendingOfAllowedApps(batch: requests, cap: cap, at: date)
     }
 
     /// Reads ``deniedAppIDs(among:)``, then stores the other apps' requests with ``insertPending(batch:cap:at:)``.

@@ -69,7 +69,7 @@ public struct APNsRequest: Sendable {
             }
             apnsID = given.lowercased()
         } else {
-            apnsID = UUID().uuidString.lowercased()
+            apnsID = APNsID.random()
         }
         var pushType = APNsPushType.alert
         if let given = values["apns-push-type"] {

@@ -44,10 +44,10 @@ public struct PushGateway: Sendable {
     /// environment (``environment``), `DeviceTokenNotForTopic` when `apns-topic` names another app. Then the push is delivered (``NotificationScheduler/deliverPush(_:appID:deliver:)``).
     /// Store failures answer `InternalServerError`.
     public func handle(_ request: APNsRequest) async -> APNsResponse {
-        let fallbackID = Self.requestedID(request) ?? UUID().uuidString.lowercased()
         let push: ValidatedPush
         do throws(APNsReason) { push = try request.validate() } catch {
-            return APNsResponse(reason: error, apnsID: fallbackID)
+            // Made only here: a valid push carries its own (ValidatedPush.apnsID).
+            return APNsResponse(reason: error, apnsID: Self.requestedID(request) ?? APNsID.random())
         }
         do {
             let outcome = try await deliver(push)

@@ -92,7 +92,7 @@ final class RequestAnswerer: Sendable {
         _ request: APNsRequest, connection: ConnectionState,
         then deliver: @Sendable (APNsResponse) async -> Delivered
     ) async -> Delivered {
-        let id = Self.requestedID(request) ?? UUID().uuidString.lowercased()
+        let id = Self.requestedID(request) ?? APNsID.random()
         let received = (Date(), ContinuousClock.now)
         guard await connection.admitted() else {
             // A connection a shutdown rule refused: it is closing, nothing goes out on it.

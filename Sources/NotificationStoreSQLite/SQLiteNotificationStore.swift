@@ -419,64 +419,115 @@ public final class SQLiteNotificationStore: NotificationStore {
         claimedUntil leaseUntil: Date? = nil
     ) async throws -> PendingBatchInsertion {
         guard !requests.isEmpty else { return PendingBatchInsertion(discarded: [], deniedAppIDs: []) }
-        // Encoded before the transaction, so the write lock is held for the SQL alone; a large batch on every core,
-        // on the engine's bulk threads at low priority, so the caller's concurrency pool stays free for what must run
-        // on time and a waking delivery loop comes first.
-        let (records, plans) =
-            if requests.count <= Self.inlineEncodingLimit {
-                try Self.encoded(requests[...], encoder: JSON.makeEncoder())
-            } else {
-                try await Self.encoded(requests)
-            }
+        let (records, plans) = try await Self.encodedBeforeTransaction(requests)
         return try await write { db in
-            let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
-            let cap = try Self.pendingCapSetting(db) ?? fallbackCap
-            // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
-            // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
-            let insert: Statement
-            if let leaseUntil {
-                // The claim's two values are the same for every row: bound once, kept across the rows' resets.
-                insert = try db.cachedStatement(sql: Self.insertClaimedRow)
-                insert.setUncheckedArguments(
-                    StatementArguments(
-                        Array(repeating: DatabaseValue.null, count: 8)
-                            + [leaseUntil.timeIntervalSince1970.databaseValue, Self.processID.databaseValue]))
-            } else {
-                insert = try db.cachedStatement(sql: Self.insertRow)
-                insert.setUncheckedArguments(Self.unboundRow)
-            }
-            let plan = try db.cachedStatement(sql: Self.upsertPlan)
-            // The rows' values are bound straight to the prepared statement: GRDB's `StatementArguments` would box
-            // eight values into an array per row. `execute()` without arguments then steps what is bound.
-            var stored: [(index: Int, revision: Int64)] = []
-            for (index, record) in records.enumerated() where denied.isEmpty || !denied.contains(record.app) {
-                try Self.bind(record, to: insert)
-                try insert.execute()
-                if leaseUntil != nil {
-                    if record.nextFire != nil {
-                        stored.append((index, db.lastInsertedRowID))
-                    } else {
-                        // Undated (a location trigger waiting for a crossing) or following a floating plan: stored as
-                        // an ordinary row, which the loop claims when it falls due.
-                        try db.execute(
-                            sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                            arguments: [db.lastInsertedRowID])
-                    }
-                }
-                if let key = record.calendarKey, let trigger = plans[index] {
-                    try plan.execute(
-                        arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
-                }
-            }
-            var discarded: [PendingRequest] = []
-            if let cap {
-                for app in Set(records.map(\.app)).subtracting(denied).sorted() {
-                    discarded += try Self.applyCap(cap, appID: app, at: date, db)
-                }
-            }
-            let claimed = Self.claimedRows(stored, of: records, requests, discarded: discarded)
-            return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied, claimed: claimed)
+            try Self.insert(
+                records, plans: plans, of: requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied,
+                claimedUntil: leaseUntil, db)
         }
+    }
+
+    /// Records the fires and stores the batch in one transaction (one commit, one `fsync`), the fires first; when that
+    /// transaction fails, each part in a transaction of its own, so that each part's result says whether it is
+    /// stored (a failure of one part does not fail the other).
+    public func completeFires(
+        _ fires: [FireCompletion], insertingPending requests: [PendingRequest], cap fallbackCap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
+    ) async -> FiresAndInsertion {
+        if !fires.isEmpty, !requests.isEmpty,
+            let encoded = try? await Self.encodedBeforeTransaction(requests),
+            let written = try? await write({ db in
+                let historyIDs = try fires.map { fire in
+                    try Self.complete(
+                        fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered,
+                        history: fire.history, badge: fire.badge, db)
+                }
+                let insertion = try Self.insert(
+                    encoded.0, plans: encoded.1, of: requests, cap: fallbackCap, at: date,
+                    leavingOutDenied: leavingOutDenied, claimedUntil: leaseUntil, db)
+                return (historyIDs, insertion)
+            })
+        {
+            return FiresAndInsertion(historyIDs: .success(written.0), insertion: .success(written.1))
+        }
+        // One part only, or the shared transaction failed (nothing of it is stored): each part on its own.
+        let historyIDs: Result<[Int64], any Error>
+        do { historyIDs = .success(try await completeFires(fires)) } catch { historyIDs = .failure(error) }
+        let insertion: Result<PendingBatchInsertion, any Error>
+        do {
+            insertion = .success(
+                try await insert(
+                    requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied, claimedUntil: leaseUntil))
+        } catch {
+            insertion = .failure(error)
+        }
+        return FiresAndInsertion(historyIDs: historyIDs, insertion: insertion)
+    }
+
+    /// The rows of `requests` and their plans' trigger JSON, encoded before the transaction, so the write lock is
+    /// held for the SQL alone: a large batch on every core, on the engine's bulk threads at low priority, so the
+    /// caller's concurrency pool stays free for what must run on time and a waking delivery loop comes first.
+    private static func encodedBeforeTransaction(_ requests: [PendingRequest]) async throws
+        -> ([PendingRecord], [Data?])
+    {
+        if requests.count <= Self.inlineEncodingLimit {
+            return try Self.encoded(requests[...], encoder: JSON.makeEncoder())
+        }
+        return try await Self.encoded(requests)
+    }
+
+    /// Stores encoded rows (see ``insert(_:cap:at:leavingOutDenied:claimedUntil:)``) inside the caller's transaction.
+    private static func insert(
+        _ records: [PendingRecord], plans: [Data?], of requests: [PendingRequest], cap fallbackCap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?, _ db: Database
+    ) throws -> PendingBatchInsertion {
+        let denied = leavingOutDenied ? try Self.deniedAppIDs(among: records.map(\.app), db) : []
+        let cap = try Self.pendingCapSetting(db) ?? fallbackCap
+        // REPLACE deletes the app's request with the identifier (one earlier in the batch too) and inserts a row
+        // with a new id, as insertPending's DELETE and INSERT do: the id is the revision a claim checks.
+        let insert: Statement
+        if let leaseUntil {
+            // The claim's two values are the same for every row: bound once, kept across the rows' resets.
+            insert = try db.cachedStatement(sql: Self.insertClaimedRow)
+            insert.setUncheckedArguments(
+                StatementArguments(
+                    Array(repeating: DatabaseValue.null, count: 8)
+                        + [leaseUntil.timeIntervalSince1970.databaseValue, Self.processID.databaseValue]))
+        } else {
+            insert = try db.cachedStatement(sql: Self.insertRow)
+            insert.setUncheckedArguments(Self.unboundRow)
+        }
+        let plan = try db.cachedStatement(sql: Self.upsertPlan)
+        // The rows' values are bound straight to the prepared statement: GRDB's `StatementArguments` would box
+        // eight values into an array per row. `execute()` without arguments then steps what is bound.
+        var stored: [(index: Int, revision: Int64)] = []
+        for (index, record) in records.enumerated() where denied.isEmpty || !denied.contains(record.app) {
+            try Self.bind(record, to: insert)
+            try insert.execute()
+            if leaseUntil != nil {
+                if record.nextFire != nil {
+                    stored.append((index, db.lastInsertedRowID))
+                } else {
+                    // Undated (a location trigger waiting for a crossing) or following a floating plan: stored as
+                    // an ordinary row, which the loop claims when it falls due.
+                    try db.execute(
+                        sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL WHERE id = ?",
+                        arguments: [db.lastInsertedRowID])
+                }
+            }
+            if let key = record.calendarKey, let trigger = plans[index] {
+                try plan.execute(
+                    arguments: [key, record.app, trigger, requests[index].nextFireDate?.timeIntervalSince1970])
+            }
+        }
+        var discarded: [PendingRequest] = []
+        if let cap {
+            for app in Set(records.map(\.app)).subtracting(denied).sorted() {
+                discarded += try Self.applyCap(cap, appID: app, at: date, db)
+            }
+        }
+        let claimed = Self.claimedRows(stored, of: records, requests, discarded: discarded)
+        return PendingBatchInsertion(discarded: discarded, deniedAppIDs: denied, claimed: claimed)
     }
 
     /// The batch insert of one row.
@@ -668,18 +719,21 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await read { db in
             let scope = appID == nil ? "" : " AND app = ?"
             let arguments: StatementArguments = appID.map { [$0] } ?? []
+            // Prepared once per connection (two variants each): the loop asks this on every pass.
             let fire = try Double.fetchOne(
-                db, sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL" + scope, arguments: arguments)
+                db.cachedStatement(sql: "SELECT MIN(nextFire) FROM pending WHERE claimUntil IS NULL" + scope),
+                arguments: arguments)
             let claim = try Double.fetchOne(
-                db, sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL" + scope, arguments: arguments)
+                db.cachedStatement(sql: "SELECT MIN(claimUntil) FROM pending WHERE claimUntil IS NOT NULL" + scope),
+                arguments: arguments)
             // A plan counts while one of its requests still has to fire for it and is not being delivered.
             let plan = try Double.fetchOne(
-                db,
-                sql: """
-                    SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
-                        SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL AND p.claimUntil IS NULL
-                        AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT MIN(f.nextFire) FROM floatingPlan f WHERE 1\(appID == nil ? "" : " AND f.app = ?") AND EXISTS (
+                            SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL AND p.claimUntil IS NULL
+                            AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
+                        """),
                 arguments: arguments)
             return [fire, claim, plan].compactMap { $0 }.min().map(Date.init(timeIntervalSince1970:))
         }
@@ -730,15 +784,13 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func claimedFireDates(revisions: [Int64]) async throws -> [Int64: Date] {
         guard !revisions.isEmpty else { return [:] }
+        // The revisions as one JSON array, so that one statement, prepared once per connection, serves every count:
+        // the loop asks this on every pass that holds requests (pushes stored claimed), and compiling a statement with
+        // as many parameters as revisions cost more than the query.
+        let list = "[" + revisions.map(String.init).joined(separator: ",") + "]"
         return try await read { db in
             let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT p.id, COALESCE(p.nextFire, f.nextFire) AS nextFire FROM \(Self.pendingJoin)
-                    WHERE p.id IN (\(databaseQuestionMarks(count: revisions.count))) AND p.claimUntil IS NOT NULL
-                    AND p.claimOwner = ?
-                    """,
-                arguments: StatementArguments(revisions) + [Self.processID])
+                db.cachedStatement(sql: Self.claimedFireDatesQuery), arguments: [list, Self.processID])
             var dates: [Int64: Date] = [:]
             for row in rows {
                 if let fire = row["nextFire"] as Double? { dates[row["id"]] = Date(timeIntervalSince1970: fire) }
@@ -746,6 +798,12 @@ public final class SQLiteNotificationStore: NotificationStore {
             return dates
         }
     }
+
+    /// The fire dates of the rows among a JSON array of ids that this process claims.
+    private static let claimedFireDatesQuery = """
+        SELECT p.id, COALESCE(p.nextFire, f.nextFire) AS nextFire FROM \(pendingJoin)
+        WHERE p.id IN (SELECT value FROM json_each(?)) AND p.claimUntil IS NOT NULL AND p.claimOwner = ?
+        """
 
     public func releaseClaims(revisions: [Int64]) async throws {
         guard !revisions.isEmpty else { return }
@@ -814,24 +872,27 @@ public final class SQLiteNotificationStore: NotificationStore {
         switch (nextFireDate, request.isFloating) {
         case (nil, _) where Self.isRepeatingLocation(request):
             // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE pending SET claimUntil = NULL, claimOwner = NULL,
                     nextFire = CASE WHEN nextFire > ? THEN nextFire ELSE NULL END WHERE id = ?
-                    """,
+                    """
+            ).execute(
                 arguments: [request.nextFireDate?.timeIntervalSince1970 ?? Double.greatestFiniteMagnitude, request.revision])
         case (nil, _):
-            try db.execute(sql: "DELETE FROM pending WHERE id = ?", arguments: [request.revision])
+            // Every statement of a fire's recording is prepared once per connection: compiling them (GRDB's
+            // `execute(sql:)` does for every call) cost more than running them.
+            try db.cachedStatement(sql: "DELETE FROM pending WHERE id = ?").execute(arguments: [request.revision])
             if request.isFloating { try Self.pruneFloatingPlans(db) }
         case (_?, true):
             // The plan moves on once every request following it has fired (see advanceFloatingPlans).
-            try db.execute(
-                sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?",
-                arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
+            try db.cachedStatement(
+                sql: "UPDATE pending SET claimUntil = NULL, claimOwner = NULL, firedFor = ? WHERE id = ?"
+            ).execute(arguments: [request.nextFireDate?.timeIntervalSince1970, request.revision])
         case (let next?, false):
-            try db.execute(
-                sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?",
-                arguments: [next.timeIntervalSince1970, request.revision])
+            try db.cachedStatement(
+                sql: "UPDATE pending SET nextFire = ?, claimUntil = NULL, claimOwner = NULL WHERE id = ?"
+            ).execute(arguments: [next.timeIntervalSince1970, request.revision])
         }
         let historyID = try HistoryRecord(history).inserted(db)
         if var delivered {
@@ -839,12 +900,12 @@ public final class SQLiteNotificationStore: NotificationStore {
             try DeliveredRecord(delivered).replace(db)
         }
         if let badge {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO app (id, authorization, grantedOptions, badge) VALUES (?, 0, 0, ?)
                     ON CONFLICT(id) DO UPDATE SET badge = excluded.badge
-                    """,
-                arguments: [request.appID, badge])
+                    """
+            ).execute(arguments: [request.appID, badge])
         }
         return historyID
     }
@@ -1071,14 +1132,19 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func categories(appID: String) async throws -> [CategorySpec] {
         try await read { db in
-            guard let payload = try Data.fetchOne(db, sql: "SELECT payload FROM category WHERE app = ?", arguments: [appID])
+            guard
+                let payload = try Data.fetchOne(
+                    db.cachedStatement(sql: "SELECT payload FROM category WHERE app = ?"), arguments: [appID])
             else { return [] }
             return try JSON.decode([CategorySpec].self, from: payload)
         }
     }
 
     public func appState(appID: String) async throws -> AppState? {
-        try await read { db in try AppRecord.fetchOne(db, key: appID)?.state }
+        // Prepared once per connection: the loop reads an app's state for every batch it presents.
+        try await read { db in
+            try AppRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM app WHERE id = ?"), arguments: [appID])?.state
+        }
     }
 
     public func saveAppState(_ state: AppState) async throws {
@@ -1112,9 +1178,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         guard !keys.isEmpty else { return [:] }
         return try await read { db in
             var values: [String: String] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, value FROM metadata WHERE key IN (\(databaseQuestionMarks(count: keys.count)))",
-                arguments: StatementArguments(keys))
+            // Prepared once per connection for the few counts callers use (a push's token lookup reads two keys).
+            let sql = "SELECT key, value FROM metadata WHERE key IN (\(databaseQuestionMarks(count: keys.count)))"
+            let statement = keys.count <= 4 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(keys))
             while let row = try rows.next() { values[row["key"]] = row["value"] as String }
             return values
         }

@@ -18,8 +18,40 @@ struct GroupCommitTests {
         let denied = Mutex<Set<String>>([])
 
         func write(_ requests: [PendingRequest], kind: GroupCommit.Kind) async throws -> PendingBatchInsertion {
+            await begin(requests.map(\.identifier))
+            return try insertion(requests, kind: kind)
+        }
+
+        /// A transaction of fires (recorded as "fire:" and the request's identifier) and requests.
+        func pass(_ fires: [FireCompletion], _ requests: [PendingRequest], kind: GroupCommit.Kind?) async
+            -> FiresAndInsertion
+        {
+            await begin(fires.map { "fire:" + $0.request.identifier } + requests.map(\.identifier))
+            let failing = failing.withLock { $0 }
+            let historyIDs: Result<[Int64], any Error> =
+                fires.contains { failing.contains($0.request.identifier) }
+                ? .failure(EngineError(.storeFailure, "disk full")) : .success(fires.indices.map { Int64($0) + 1 })
+            guard let kind, !requests.isEmpty else {
+                return FiresAndInsertion(
+                    historyIDs: historyIDs, insertion: .success(PendingBatchInsertion(discarded: [], deniedAppIDs: [])))
+            }
+            do {
+                let inserted = try insertion(requests, kind: kind)
+                return FiresAndInsertion(historyIDs: historyIDs, insertion: .success(inserted))
+            } catch {
+                return FiresAndInsertion(historyIDs: historyIDs, insertion: .failure(error))
+            }
+        }
+
+        /// A group commit writing through this writer.
+        func commit() -> GroupCommit {
+            GroupCommit(
+                write: { try await self.write($0, kind: $1) }, writeWithFires: { await self.pass($0, $1, kind: $2) })
+        }
+
+        private func begin(_ names: [String]) async {
             let isFirst = batches.withLock { batches in
-                batches.append(requests.map(\.identifier))
+                batches.append(names)
                 return batches.count == 1
             }
             if isFirst {
@@ -27,6 +59,9 @@ struct GroupCommitTests {
                 // Held on a thread of its own: the writer task must not block the cooperative pool.
                 await offPool { [releaseFirst] in releaseFirst.wait() }
             }
+        }
+
+        private func insertion(_ requests: [PendingRequest], kind: GroupCommit.Kind) throws -> PendingBatchInsertion {
             if requests.contains(where: { failing.withLock { $0 }.contains($0.identifier) }) {
                 throw EngineError(.storeFailure, "disk full")
             }
@@ -49,7 +84,7 @@ struct GroupCommitTests {
     @Test("while one transaction is written, 20 adds wait and then share one; each returns after its own commit")
     func sharesTransactions() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let commit = writer.commit()
         let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
         let returned = Counter()
@@ -77,7 +112,7 @@ struct GroupCommitTests {
     func failure() async throws {
         let writer = Writer()
         writer.failing.withLock { $0 = ["bad"] }
-        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let commit = writer.commit()
         let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
         let bad = Task { try await commit.insert(Self.request("bad"), kind: Self.add) }
@@ -94,7 +129,7 @@ struct GroupCommitTests {
     @Test("adds with another cap (a push's none) wait for a transaction of their own, in arrival order")
     func separateCaps() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let commit = writer.commit()
         let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
         let a = Task { try await commit.insert(Self.request("add-1"), kind: Self.add) }
@@ -111,7 +146,7 @@ struct GroupCommitTests {
     @Test("the cap's discards of an app go to the app's last add in the transaction, once")
     func discardsOnce() async throws {
         let writer = Writer()
-        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let commit = writer.commit()
         let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
         let a1 = Task { try await commit.insert(Self.request("drop-a", app: "a"), kind: Self.add) }
@@ -131,7 +166,7 @@ struct GroupCommitTests {
     func deniedInSharedTransaction() async throws {
         let writer = Writer()
         writer.denied.withLock { $0 = ["denied"] }
-        let commit = GroupCommit { try await writer.write($0, kind: $1) }
+        let commit = writer.commit()
         let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
         await offPool { writer.firstStarted.wait() }
         let refused = Task { try await commit.insert(Self.request("no", app: "denied"), kind: Self.add) }
@@ -156,10 +191,12 @@ struct GroupCommitTests {
         let writer = Writer()
         // Whether each transaction was written by a task preferring an executor of its own (the adding task).
         let onOwnExecutor = Mutex<[Bool]>([])
-        let commit = GroupCommit { requests, kind in
-            onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
-            return try await writer.write(requests, kind: kind)
-        }
+        let commit = GroupCommit(
+            write: { requests, kind in
+                onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
+                return try await writer.write(requests, kind: kind)
+            },
+            writeWithFires: { await writer.pass($0, $1, kind: $2) })
         let executor = QueueExecutor()
         let first = Task(executorPreference: executor) {
             try await commit.insert(Self.request("first"), kind: Self.add)
@@ -197,15 +234,78 @@ struct GroupCommitTests {
         #expect(onOwnExecutor.withLock { $0 }.suffix(3) == [false, true, true])
     }
 
+    static func fire(_ id: String) -> FireCompletion {
+        let request = request(id)
+        return FireCompletion(
+            request: request, nextFireDate: nil, delivered: nil,
+            history: HistoryEntry(
+                appID: request.appID, requestIdentifier: id, title: "", dueDate: request.nextFireDate,
+                actedAt: Date(timeIntervalSince1970: 60), presenter: "test", presentation: [], outcome: .delivered),
+            badge: nil)
+    }
+
+    @Test("fires handed over while a transaction is written share the next one with the waiting adds, recorded first")
+    func firesShareTransactions() async throws {
+        let writer = Writer()
+        let commit = writer.commit()
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.push) }
+        await offPool { writer.firstStarted.wait() }
+        let one = Task { try await commit.record([Self.fire("f1")]) }
+        for _ in 0..<2_000 where commit.waitingRecordings < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let push = Task { try await commit.insert(Self.request("p1"), kind: Self.push) }
+        for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let two = Task { try await commit.record([Self.fire("f2"), Self.fire("f3")]) }
+        for _ in 0..<2_000 where commit.waitingRecordings < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(commit.waitingRecordings == 2)
+        writer.releaseFirst.signal()
+        _ = try await first.value
+        // Each recording gets its own fires' history entries, in the order handed over.
+        #expect(try await one.value == [1])
+        #expect(try await two.value == [2, 3])
+        _ = try await push.value
+        #expect(writer.batches.withLock { $0 } == [["first"], ["fire:f1", "fire:f2", "fire:f3", "p1"]])
+        // Nothing being written: a recording writes its own transaction at once.
+        #expect(try await commit.record([Self.fire("f4")]) == [1])
+        #expect(writer.batches.withLock { $0 }.last == ["fire:f4"])
+        #expect(try await commit.record([]) == [])
+    }
+
+    @Test("in a shared transaction, a failure of the fires fails only the recordings, one of the adds only the adds")
+    func sharedFailures() async throws {
+        for failing in ["f-bad", "p-bad"] {
+            let writer = Writer()
+            writer.failing.withLock { $0 = [failing] }
+            let commit = writer.commit()
+            let first = Task { try await commit.insert(Self.request("first"), kind: Self.push) }
+            await offPool { writer.firstStarted.wait() }
+            let recording = Task { try await commit.record([Self.fire("f-bad"), Self.fire("f-ok")]) }
+            for _ in 0..<2_000 where commit.waitingRecordings < 1 { try await Task.sleep(for: .milliseconds(1)) }
+            let push = Task { try await commit.insert(Self.request("p-bad"), kind: Self.push) }
+            for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+            writer.releaseFirst.signal()
+            _ = try await first.value
+            #expect(writer.batches.withLock { $0 }.last == ["fire:f-bad", "fire:f-ok", "p-bad"])
+            if failing == "f-bad" {
+                await #expect(throws: EngineError.self) { try await recording.value }
+                _ = try await push.value
+            } else {
+                #expect(try await recording.value == [1, 2])
+                await #expect(throws: EngineError.self) { try await push.value }
+            }
+        }
+    }
+
     @Test("on the global pool, even a lone add's transaction is written by the group commit's task")
     func poolAddsUseTheTask() async throws {
         let writer = Writer()
         writer.releaseFirst.signal()
         let onOwnExecutor = Mutex<[Bool]>([])
-        let commit = GroupCommit { requests, kind in
-            onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
-            return try await writer.write(requests, kind: kind)
-        }
+        let commit = GroupCommit(
+            write: { requests, kind in
+                onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
+                return try await writer.write(requests, kind: kind)
+            },
+            writeWithFires: { await writer.pass($0, $1, kind: $2) })
         _ = try await commit.insert(Self.request("alone"), kind: Self.add)
         #expect(onOwnExecutor.withLock { $0 } == [false])
     }

@@ -451,6 +451,60 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "fires recorded and a batch stored by one call: each part as its own call would do it, the fires first",
+        arguments: StoreKind.allCases)
+    func firesAndInsertion(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let denied = "com.example.denied"
+            try await store.saveAppState(AppState(appID: denied, authorization: .denied))
+            let due = start.addingTimeInterval(10)
+            let lease = due.addingTimeInterval(60)
+            let a = try await store.insertPending(request("a", fireIn: 10), cap: nil, at: start).stored
+            let b = try await store.insertPending(request("b", fireIn: 10), cap: nil, at: start).stored
+            #expect(try await store.claimDue(at: due, leaseUntil: lease, limit: 10).count == 2)
+            let fires = [a, b].map { fired in
+                FireCompletion(
+                    request: fired, nextFireDate: nil,
+                    delivered: DeliveredNotification(
+                        appID: app, request: fired.spec, date: due, dueDate: due, presentation: [.banner]),
+                    history: history(fired, at: due), badge: nil)
+            }
+            // A push replacing the fired "b" (its collapse identifier): recorded first, then replaced.
+            let outcome = await store.completeFires(
+                fires, insertingPending: [request("b", fireIn: 10), request("d", fireIn: 10, app: denied)], cap: nil,
+                at: due, leavingOutDenied: true, claimedUntil: lease)
+            let identifiers = try outcome.historyIDs.get()
+            #expect(identifiers.count == 2)
+            let insertion = try outcome.insertion.get()
+            #expect(insertion.deniedAppIDs == [denied])
+            #expect(insertion.claimed.map(\.identifier) == ["b"])
+            let pending = try await store.pendingRequests(appID: app)
+            #expect(pending.map(\.identifier) == ["b"])
+            #expect(pending.first?.revision == insertion.claimed.first?.revision)
+            #expect(try await store.pendingRequests(appID: denied).isEmpty)
+            #expect(try await store.deliveredNotifications(appID: app).map(\.identifier).sorted() == ["a", "b"])
+            #expect(try await store.history(appID: app, limit: 10).count == 2)
+            // Claimed by this store until the lease, as a claimed batch is.
+            #expect(try await store.claimDue(at: due, leaseUntil: lease, limit: 10).isEmpty)
+            #expect(
+                try await store.claimedFireDates(revisions: insertion.claimed.map(\.revision))
+                    == [insertion.claimed[0].revision: due])
+
+            // Either part may be empty; without a lease nothing is claimed, and without the check nothing is left out.
+            let alone = await store.completeFires(
+                [], insertingPending: [request("e", fireIn: 20), request("f", fireIn: 20, app: denied)], cap: nil,
+                at: due, leavingOutDenied: false, claimedUntil: nil)
+            #expect(try alone.historyIDs.get().isEmpty)
+            #expect(try alone.insertion.get() == PendingBatchInsertion(discarded: [], deniedAppIDs: []))
+            #expect(try await store.pendingRequests(appID: denied).map(\.identifier) == ["f"])
+            let none = await store.completeFires(
+                [], insertingPending: [], cap: nil, at: due, leavingOutDenied: true, claimedUntil: lease)
+            #expect(try none.historyIDs.get().isEmpty)
+            #expect(try none.insertion.get() == PendingBatchInsertion(discarded: [], deniedAppIDs: []))
+        }
+    }
+
+    @Test(
         "a batch stored claimed: its dated requests are claimed by this store until the lease, as a claim would take them; a replaced, discarded or undated one is not",
         arguments: StoreKind.allCases)
     func batchStoredClaimed(kind: StoreKind) async throws {

@@ -136,6 +136,59 @@ struct SQLiteNotificationStoreTests {
         #expect(try await store.history(appID: nil, limit: 2).compactMap(\.id) == [kept.id! + 1, kept.id!])
     }
 
+    @Test("fires and a batch of pushes written together take one transaction; if it fails, each part is written alone")
+    func firesAndInsertionInOneTransaction() async throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        let due = start.addingTimeInterval(10)
+        var stored: [PendingRequest] = []
+        for index in 0..<4 {
+            stored.append(try await store.insertPending(request("r\(index)", fireIn: 10), cap: nil, at: start).stored)
+        }
+        #expect(try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 4).count == 4)
+        let commits = CommitCounter()
+        store.writer.add(transactionObserver: commits, extent: .observerLifetime)
+        let lease = due.addingTimeInterval(60)
+        let fires = stored.prefix(2).map { Self.fire($0, at: due, history: history($0, at: due)) }
+        let outcome = await store.completeFires(
+            Array(fires), insertingPending: [request("p1", fireIn: 10), request("p2", fireIn: 10)], cap: nil, at: due,
+            leavingOutDenied: true, claimedUntil: lease)
+        #expect(commits.count == 1)
+        let identifiers = try outcome.historyIDs.get()
+        #expect(identifiers.count == 2)
+        let claimed = try outcome.insertion.get().claimed
+        #expect(claimed.map(\.identifier) == ["p1", "p2"])
+        #expect(try await store.claimedFireDates(revisions: claimed.map(\.revision)).count == 2)
+        #expect(try await store.history(appID: nil, limit: 10).compactMap(\.id).sorted() == identifiers)
+        let pending = try await store.pendingRequests(appID: "com.example.app")
+        #expect(pending.map(\.identifier).sorted() == ["p1", "p2", "r2", "r3"])
+
+        // A fire that cannot be written (JSON has no NaN) fails the shared transaction: the fires are not recorded,
+        // and the batch is stored in a transaction of its own.
+        var failing = Self.fire(stored[2], at: due, history: history(stored[2], at: due))
+        failing.delivered?.request.content.relevanceScore = .nan
+        let split = await store.completeFires(
+            [failing], insertingPending: [request("p3", fireIn: 10)], cap: nil, at: due, leavingOutDenied: true,
+            claimedUntil: lease)
+        #expect(throws: (any Error).self) { try split.historyIDs.get() }
+        #expect(try split.insertion.get().claimed.map(\.identifier) == ["p3"])
+        #expect(commits.count == 2)
+        #expect(try await store.history(appID: nil, limit: 10).count == 2)
+        #expect(try await store.claimedFireDates(revisions: [stored[2].revision]) == [stored[2].revision: due])
+        // The other way round: a batch that cannot be stored fails alone, and the fires are recorded.
+        var unreadable = request("p4", fireIn: 10)
+        unreadable.spec.content.relevanceScore = .nan
+        let other = await store.completeFires(
+            [Self.fire(stored[3], at: due, history: history(stored[3], at: due))], insertingPending: [unreadable],
+            cap: nil, at: due, leavingOutDenied: true, claimedUntil: lease)
+        #expect(try other.historyIDs.get().count == 1)
+        #expect(throws: (any Error).self) { try other.insertion.get() }
+        #expect(commits.count == 3)
+        let left = try await store.pendingRequests(appID: "com.example.app")
+        #expect(left.map(\.identifier).sorted() == ["p1", "p2", "p3", "r2"])
+    }
+
     /// A delivered fire of `request` at `date`, not repeating.
     static func fire(_ request: PendingRequest, at date: Date, history: HistoryEntry) -> FireCompletion {
         FireCompletion(
