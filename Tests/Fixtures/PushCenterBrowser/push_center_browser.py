@@ -52,10 +52,16 @@ try:
     assert driver.execute_script("return document.cookie") == "", "the session cookie is visible to scripts"
 
     # The list: the push's row, its title as text (escaped by the server, shown as written).
-    row = driver.find_element(By.CSS_SELECTOR, f'tr[data-message-id="{message_id}"]')
-    assert row.find_element(By.CSS_SELECTOR, ".push-title").text == "<b>Match</b> tonight", row.text
+    row_selector = f'tr[data-message-id="{message_id}"]'
+    title = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f"{row_selector} .push-title").text)
+    assert title == "<b>Match</b> tonight", title
     assert driver.execute_script("return document.querySelectorAll('b').length") == 0
-    row.find_element(By.CSS_SELECTOR, "a").click()
+
+    # The list refreshes itself too: a row found before a refresh is stale by the click, so find it again then.
+    def open_push(d):
+        d.find_element(By.CSS_SELECTOR, f"{row_selector} a").click()
+        return True
+    wait.until(open_push)
 
     # The push's page: figures, the chart (one group per hour), the live mark once a refresh worked.
     wait.until(lambda d: message_id in d.current_url)
