@@ -143,7 +143,11 @@ public actor NotificationScheduler {
         }
         // The loop wakes at its planned instant and reads the store again then; but requests it holds, claimed ahead,
         // are checked against the store only after a signalled change, and this add may replace one of them.
-        if let quietUntil = addState.withLock({ $0.quietUntil }), let fireDate, fireDate >= quietUntil { return }
+        if discardedByCap.isEmpty,
+            addState.withLock({ $0.isQuiet(appID: appID, identifier: spec.identifier, fireDate: fireDate) })
+        {
+            return
+        }
         wake.signal()
     }
 
@@ -494,16 +498,34 @@ public actor NotificationScheduler {
                 next = due.addingTimeInterval(-Self.finalApproach)
             }
             plannedWake = next ?? .distantFuture
-            // Held requests only leave `held` while the loop sleeps, so an add checks this instant alone.
-            addState.withLock { $0.quietUntil = held.isEmpty ? plannedWake : nil }
+            // Held requests do not change while the loop sleeps (a push handed over ends the quiet: holdAccepted), so
+            // an add checks this instant and these requests alone.
+            let quiet = quietInstant(plannedWake: plannedWake ?? .distantFuture)
+            let heldKeys = Set(held.map { entry in
+                AddState.heldKey(appID: entry.request.appID, identifier: entry.request.identifier)
+            })
+            addState.withLock { state in
+                state.quietUntil = quiet
+                state.quietHeld = heldKeys
+            }
             await waitForWork(until: next, seen: seen)
-            addState.withLock { $0.quietUntil = nil }
+            addState.withLock { state in
+                state.quietUntil = nil
+                state.quietHeld = []
+            }
             plannedWake = nil
         }
         loopRuns = false
         await recordingsDone()
         takeAccepted()
         await releaseHeld()
+    }
+
+    /// From when on an add needs no wake-up while the loop sleeps until `plannedWake` (see ``AddState/quietUntil``):
+    /// holding requests, the loop claims ahead again only after presenting the last of them.
+    private func quietInstant(plannedWake: Date) -> Date {
+        guard let last = held.compactMap(\.request.nextFireDate).max() else { return plannedWake }
+        return max(plannedWake, last.addingTimeInterval(configuration.claimAhead))
     }
 
     /// Wakes the loop so it re-reads the store, for changes made by another process.
