@@ -453,7 +453,29 @@ public actor NotificationScheduler {
     /// Runs the delivery loop until the task is cancelled: deliver what is due, claim what falls due within
     /// ``EngineConfiguration/claimAhead``, then sleep until the next due instant, the next time to claim, or the
     /// next change.
+    ///
+    /// The loop runs on a thread of its own (`LoopExecutor`, named `unotify-loop`), which the system clock's timer
+    /// wakes directly at a due instant, at the real-time priority ``EngineConfiguration/loopRealtimePriority`` when
+    /// one is set and allowed. The thread ends when this returns.
+    ///
+    /// ```swift
+    /// let loop = Task { await scheduler.run() }
+    /// // ...
+    /// loop.cancel()
+    /// await loop.value  // held claims released
+    /// ```
     public func run() async {
+        let executor = LoopExecutor(name: "unotify-loop", realtimePriority: configuration.loopRealtimePriority)
+        if let priority = configuration.loopRealtimePriority, await !executor.raisedPriority() {
+            logger.notice(
+                "the delivery loop's thread keeps its normal priority: SCHED_FIFO was refused",
+                metadata: ["priority": "\(priority)"])
+        }
+        await executor.run { await runLoop() }
+    }
+
+    /// The body of ``run()``, on the loop's thread.
+    private func runLoop() async {
         logger.debug("engine running")
         loopRuns = true
         do {
