@@ -53,8 +53,8 @@ public struct EngineConfiguration: Sendable {
     /// moved (a zone change) is claimed again when it falls due. 0 claims at the due instant. The default is 0.25 s.
     public var claimAhead: TimeInterval = 0.25
 
-    /// A real-time priority (`SCHED_FIFO`, 1–99) for the running loop's own thread, or `nil` (the default) to leave it
-    /// at the process's priority. At a due instant the loop's thread then runs at once, ahead of every normal thread
+    /// A real-time priority (`SCHED_FIFO`, 1–99) for the running loop's own thread, or `nil` (the default) to leave
+    /// it at the process's priority. At a due instant the loop's thread then runs at once, ahead of every normal thread
     /// on the machine, instead of waiting up to a scheduler tick or more for a core (docs/benchmarks.md, "The late
     /// tail: what a late delivery waits for"). The thread sleeps between instants and its work at an instant is short;
     /// the kernel's real-time throttling bounds it anyway.
