@@ -10,7 +10,26 @@ struct AddState: Sendable {
     /// The system zone last found equal to the zone of the store's floating plans; `nil` until the first check. An add
     /// that finds the clock in another zone waits for ``NotificationScheduler/checkPlannedZone()`` (and its re-plan).
     var checkedZone: String?
-    /// While the delivery loop sleeps holding no request claimed ahead: the instant it sleeps until. An add due no
-    /// sooner needs no wake-up, because the loop reads the store again at that instant. `nil` otherwise.
+    /// While the delivery loop sleeps: the instant from which an add needs no wake-up. Holding no request claimed
+    /// ahead, the instant it sleeps until: it reads the store again then. Holding some, the last one's due instant
+    /// plus ``EngineConfiguration/claimAhead``: after presenting them it claims ahead again, and an add due later is
+    /// claimed in time then. `nil` while the loop works or does not run.
     var quietUntil: Date?
+    /// While ``quietUntil`` is set: the requests the loop holds claimed ahead, by ``heldKey(appID:identifier:)``. An
+    /// add that replaces one of them wakes the loop, which checks them against the store before presenting any.
+    var quietHeld: Set<String> = []
+
+    /// Whether an add stored with nothing discarded by the pending cap needs no wake-up of the sleeping loop: it is
+    /// first due no sooner than ``quietUntil`` and replaces no request the loop holds.
+    /// - Parameters:
+    ///   - appID: The app of the request added.
+    ///   - identifier: Its identifier.
+    ///   - fireDate: Its first fire date (`nil`: it never fires, and wakes the loop as before).
+    func isQuiet(appID: String, identifier: String, fireDate: Date?) -> Bool {
+        guard let quietUntil, let fireDate, fireDate >= quietUntil else { return false }
+        return quietHeld.isEmpty || !quietHeld.contains(Self.heldKey(appID: appID, identifier: identifier))
+    }
+
+    /// How ``quietHeld`` names a request: its app and identifier.
+    static func heldKey(appID: String, identifier: String) -> String { appID + "\u{0}" + identifier }
 }

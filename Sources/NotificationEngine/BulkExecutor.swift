@@ -49,6 +49,7 @@ public final class BulkExecutor: TaskExecutor, Sendable {
             Thread { [self] in
                 // Named from the thread itself: Foundation on Linux names the system thread only then.
                 Thread.current.name = "\(name)-\(index)"
+                ThreadName.setCurrent("\(name)-\(index)")
                 ThreadPriority.lowerCurrentThread(by: niceIncrement)
                 serve()
             }.start()

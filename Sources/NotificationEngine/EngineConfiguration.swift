@@ -53,6 +53,16 @@ public struct EngineConfiguration: Sendable {
     /// moved (a zone change) is claimed again when it falls due. 0 claims at the due instant. The default is 0.25 s.
     public var claimAhead: TimeInterval = 0.25
 
+    /// A real-time priority (`SCHED_FIFO`, 1–99) for the running loop's own thread, or `nil` (the default) to leave
+    /// it at the process's priority. At a due instant the loop's thread then runs at once, ahead of every normal thread
+    /// on the machine, instead of waiting up to a scheduler tick or more for a core (docs/benchmarks.md, "The late
+    /// tail: what a late delivery waits for"). The thread sleeps between instants and its work at an instant is short;
+    /// the kernel's real-time throttling bounds it anyway.
+    ///
+    /// > Note: On Linux this needs `CAP_SYS_NICE` or an `RLIMIT_RTPRIO` of at least the priority (a systemd unit's
+    /// > `LimitRTPRIO=`); without either the thread keeps its normal priority and the engine logs it once.
+    public var loopRealtimePriority: Int32?
+
     /// Whose requests this engine delivers: one app's (an app's own process in embedded mode) or every app's
     /// (`nil`: `unotify watch`, later the daemon).
     public var deliveryScope: String?

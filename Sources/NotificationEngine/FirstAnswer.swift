@@ -19,7 +19,13 @@ public enum FirstAnswer {
                 continuation.resume(returning: value)
                 for task in tasks.withLock({ $0 }) { task.cancel() }
             }
-            let started = [Task { finish(await answer()) }, Task { finish(await fallback()) }]
+            // Within the delivery loop, on the loop's thread (`LoopExecutor`): a fallback that sleeps on the system clock
+            // then wakes that thread alone.
+            let loop = LoopExecutor.current
+            let started = [
+                Task(executorPreference: loop) { finish(await answer()) },
+                Task(executorPreference: loop) { finish(await fallback()) },
+            ]
             tasks.withLock { $0 = started }
             if resumed.withLock({ $0 }) { for task in started { task.cancel() } }
         }

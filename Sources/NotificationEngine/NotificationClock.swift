@@ -39,9 +39,15 @@ public struct SystemNotificationClock: NotificationClock {
 
     public var timeZone: TimeZone { zone() }
 
+    /// Sleeps on the concurrency pool's timer; within the delivery loop (``NotificationScheduler/run()``), on the
+    /// loop's own thread, which the kernel wakes at the deadline without a hop through the pool (`LoopExecutor`).
     public func sleep(until deadline: Date) async throws {
         let interval = deadline.timeIntervalSinceNow
         guard interval > 0 else { return }
-        try await Task.sleep(for: .seconds(interval))
+        if let loop = LoopExecutor.current {
+            try await loop.sleep(until: .now() + interval)
+        } else {
+            try await Task.sleep(for: .seconds(interval))
+        }
     }
 }

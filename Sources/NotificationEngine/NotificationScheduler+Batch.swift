@@ -56,7 +56,16 @@ extension NotificationScheduler {
                 "discarded pending requests: more than the pending cap",
                 metadata: ["apps": "\(discardedByApp.keys.sorted())", "count": "\(discarded.count)"])
         }
-        wake.signal()
+        // Like add(_:appID:): the sleeping loop is woken only for a request due sooner than it would look, or one that
+        // replaces a request it holds. An import of requests due later then costs the loop no wake-up (and no check
+        // of its held requests at their due instant) per batch.
+        let quiet = addState.withLock { $0 }
+        let quietAdds = pending.allSatisfy { request in
+            quiet.isQuiet(appID: request.appID, identifier: request.identifier, fireDate: request.nextFireDate)
+        }
+        if !discarded.isEmpty || !quietAdds {
+            wake.signal()
+        }
         return BatchAddResult(added: pending.count, discarded: discarded)
     }
 

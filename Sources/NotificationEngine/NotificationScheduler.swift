@@ -143,7 +143,11 @@ public actor NotificationScheduler {
         }
         // The loop wakes at its planned instant and reads the store again then; but requests it holds, claimed ahead,
         // are checked against the store only after a signalled change, and this add may replace one of them.
-        if let quietUntil = addState.withLock({ $0.quietUntil }), let fireDate, fireDate >= quietUntil { return }
+        if discardedByCap.isEmpty,
+            addState.withLock({ $0.isQuiet(appID: appID, identifier: spec.identifier, fireDate: fireDate) })
+        {
+            return
+        }
         wake.signal()
     }
 
@@ -449,7 +453,29 @@ public actor NotificationScheduler {
     /// Runs the delivery loop until the task is cancelled: deliver what is due, claim what falls due within
     /// ``EngineConfiguration/claimAhead``, then sleep until the next due instant, the next time to claim, or the
     /// next change.
+    ///
+    /// The loop runs on a thread of its own (`LoopExecutor`, named `unotify-loop`), which the system clock's timer
+    /// wakes directly at a due instant, at the real-time priority ``EngineConfiguration/loopRealtimePriority`` when
+    /// one is set and allowed. The thread ends when this returns.
+    ///
+    /// ```swift
+    /// let loop = Task { await scheduler.run() }
+    /// // ...
+    /// loop.cancel()
+    /// await loop.value  // held claims released
+    /// ```
     public func run() async {
+        let executor = LoopExecutor(name: "unotify-loop", realtimePriority: configuration.loopRealtimePriority)
+        if let priority = configuration.loopRealtimePriority, await !executor.raisedPriority() {
+            logger.notice(
+                "the delivery loop's thread keeps its normal priority: SCHED_FIFO was refused",
+                metadata: ["priority": "\(priority)"])
+        }
+        await executor.run { await runLoop() }
+    }
+
+    /// The body of ``run()``, on the loop's thread.
+    private func runLoop() async {
         logger.debug("engine running")
         loopRuns = true
         do {
@@ -494,16 +520,34 @@ public actor NotificationScheduler {
                 next = due.addingTimeInterval(-Self.finalApproach)
             }
             plannedWake = next ?? .distantFuture
-            // Held requests only leave `held` while the loop sleeps, so an add checks this instant alone.
-            addState.withLock { $0.quietUntil = held.isEmpty ? plannedWake : nil }
+            // Held requests do not change while the loop sleeps (a push handed over ends the quiet: holdAccepted), so
+            // an add checks this instant and these requests alone.
+            let quiet = quietInstant(plannedWake: plannedWake ?? .distantFuture)
+            let heldKeys = Set(held.map { entry in
+                AddState.heldKey(appID: entry.request.appID, identifier: entry.request.identifier)
+            })
+            addState.withLock { state in
+                state.quietUntil = quiet
+                state.quietHeld = heldKeys
+            }
             await waitForWork(until: next, seen: seen)
-            addState.withLock { $0.quietUntil = nil }
+            addState.withLock { state in
+                state.quietUntil = nil
+                state.quietHeld = []
+            }
             plannedWake = nil
         }
         loopRuns = false
         await recordingsDone()
         takeAccepted()
         await releaseHeld()
+    }
+
+    /// From when on an add needs no wake-up while the loop sleeps until `plannedWake` (see ``AddState/quietUntil``):
+    /// holding requests, the loop claims ahead again only after presenting the last of them.
+    private func quietInstant(plannedWake: Date) -> Date {
+        guard let last = held.compactMap(\.request.nextFireDate).max() else { return plannedWake }
+        return max(plannedWake, last.addingTimeInterval(configuration.claimAhead))
     }
 
     /// Wakes the loop so it re-reads the store, for changes made by another process.

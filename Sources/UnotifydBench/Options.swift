@@ -38,6 +38,8 @@ struct Options: Sendable {
     /// 6: what keeps the store busy (`--stall-load replan,import`), and the engine's claim-ahead (its default if nil).
     var stallLoads: Set<String> = ["replan", "import"]
     var stallClaimAhead: Double?
+    /// 6: a `SCHED_FIFO` priority for the engine's loop thread (`EngineConfiguration.loopRealtimePriority`), if any.
+    var stallLoopPriority: Int32?
     var stallReplanEvery = 1.0
 
     /// 5b's requests: every app × every components at least once, and a fifth of figure 5's.
@@ -49,6 +51,7 @@ struct Options: Sendable {
                               [--memory-rows N] [--replan-rows N] [--combinations N] [--spread-apps N]
                               [--stall-count N] [--stall-span S] [--stall-import-batch N]
                               [--stall-load replan,import] [--stall-claim-ahead S] [--stall-replan-every S]
+                              [--stall-loop-fifo PRIORITY]
 
           1  add round trip p50/p99 through the daemon vs embedded NotificationScheduler.add
           2  sustained adds/s with 8 (--clients N) concurrent clients, as many apps, vs one client
@@ -109,6 +112,7 @@ struct Options: Sendable {
             case "--stall-span": options.stallSpan = try seconds()
             case "--stall-import-batch": options.stallImportBatch = try integer()
             case "--stall-claim-ahead": options.stallClaimAhead = try seconds()
+            case "--stall-loop-fifo": options.stallLoopPriority = Int32(try integer())
             case "--stall-replan-every": options.stallReplanEvery = try seconds()
             case "--stall-load":
                 let loads = Set(try value().split(separator: ",").map(String.init))

@@ -71,6 +71,7 @@ func measureStalls(options: Options, folder: TemporaryFolder) async throws -> St
     let presenter = LatenessRecorder()
     var configuration = EngineConfiguration(pendingCap: nil)
     if let ahead = options.stallClaimAhead { configuration.claimAhead = ahead }
+    configuration.loopRealtimePriority = options.stallLoopPriority
     let scheduler = NotificationScheduler(store: store, clock: clock, presenter: presenter, configuration: configuration)
     try await scheduler.setAuthorization(appID: "bench.due", status: .authorized, options: [.alert, .sound, .badge])
     try await scheduler.setAuthorization(appID: "bench.import", status: .authorized, options: [.alert])

@@ -97,6 +97,43 @@ struct ClaimAheadTests {
         #expect(presenter.presentations.first?.date == start.addingTimeInterval(60))
     }
 
+    @Test("while a request is held, adds due after it that replace nothing held do not wake the loop; others do")
+    func quietAddsWhileHeld() async throws {
+        let loop = try await holdTea()
+        defer { loop.cancel() }
+        await waitUntil { await engine.sleepingUntil != nil }
+        let generation = engine.wake.generation
+        // Due an hour and a day later: the loop claims them after presenting "tea", without a wake-up now.
+        try await engine.add(spec("later", in: 3_600), appID: app)
+        let imported = (0..<3).map { BatchRequest(appID: app, spec: spec("import-\($0)", in: 86_400)) }
+        _ = try await engine.add(contentsOf: imported)
+        #expect(engine.wake.generation == generation)
+        // Due before "tea": woken, and claimed ahead beside it.
+        try await engine.add(spec("soon", in: 0.1), appID: app)
+        #expect(engine.wake.generation == generation + 1)
+        await waitUntil {
+            let held = await engine.heldCount
+            let sleeping = await engine.sleepingUntil
+            return held == 2 && sleeping != nil
+        }
+        // A batch replacing the held "tea" (now due in an hour) wakes the loop, which drops its claim of the old one.
+        let generationWithSoon = engine.wake.generation
+        let replacing = BatchRequest(appID: app, spec: spec("tea", in: 3_600, title: "second"))
+        _ = try await engine.add(contentsOf: [replacing] + imported)
+        #expect(engine.wake.generation == generationWithSoon + 1)
+        await waitUntil {
+            let held = await engine.heldCount
+            let sleeping = await engine.sleepingUntil
+            return held == 1 && sleeping != nil
+        }
+        clock.advance(by: 0.25)
+        await waitUntil { !presenter.presentations.isEmpty }
+        await engine.deliverDue()
+        #expect(presenter.presentations.map(\.identifier) == ["soon"])
+        let pending = try await store.pendingRequests(appID: app).map(\.identifier).sorted()
+        #expect(pending == ["import-0", "import-1", "import-2", "later", "tea"])
+    }
+
     @Test("a floating request held when the zone changes is released and fires at its new instant")
     func zoneChangeWhileHeld() async throws {
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])

@@ -33,6 +33,16 @@ enum ThreadPriority {
         #endif
     }
 
+    /// Moves the calling thread to the real-time policy `SCHED_FIFO` at `priority` (1–99): it then runs as soon as it
+    /// is runnable, ahead of every thread of the normal policy.
+    /// - Returns: Whether the system took it (it needs `CAP_SYS_NICE` or an `RLIMIT_RTPRIO` of at least `priority`).
+    @discardableResult
+    static func makeCurrentThreadRealtime(_ priority: Int32) -> Bool {
+        var parameters = sched_param()
+        parameters.sched_priority = priority
+        return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+    }
+
     /// Lowers the calling thread's priority to the process's nice value plus `increment` (at most 19).
     /// - Returns: Whether the system took the new value.
     @discardableResult
