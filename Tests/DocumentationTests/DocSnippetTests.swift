@@ -113,9 +113,9 @@ struct DocSnippetTests {
             return checkSwift(arguments)
         case "sudo":
             return check(arguments)
-        case "/usr/bin/time", "perf", "strace":
-            // A measuring wrapper around a built product (`perf record -g -- .build-rel/release/unotify-bench`): the
-            // product's command line is checked; `perf report` and the like run nothing of ours.
+        case "/usr/bin/time", "perf", "strace", "setsid":
+            // A measuring (or grouping) wrapper around a built product (`perf record -g -- .build-rel/release/x`):
+            // the product's command line is checked; `perf report` and the like run nothing of ours.
             guard let product = arguments.firstIndex(where: { $0.hasPrefix(".build") }) else { return nil }
             return check(Array(arguments[product...]))
         case "apt", "apt-get":
