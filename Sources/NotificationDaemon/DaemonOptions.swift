@@ -49,6 +49,11 @@ public struct DaemonOptions: ParsableArguments {
         help: "Seconds an app's service extension may work on a push before serviceExtensionTimeWillExpire().")
     var serviceExtensionBudget: Double = 30
 
+    @Option(
+        name: .customLong("loop-realtime-priority"),
+        help: "A SCHED_FIFO priority (1-99) for the delivery loop's thread, so a due notification is shown at once on a busy machine; needs CAP_SYS_NICE or LimitRTPRIO= (default: off).")
+    var loopRealtimePriority: Int32?
+
     @Option(name: .customLong("max-queued-messages"), help: "Messages a client may leave unread before it is cut off.")
     var maximumQueuedMessages: Int = 1_024
 
@@ -232,6 +237,9 @@ public struct DaemonOptions: ParsableArguments {
         ] where !(seconds.isFinite && seconds > 0 && seconds <= 86_400) {
             throw ValidationError("\(name) takes a number of seconds above 0 and at most 86400, not \(seconds)")
         }
+        if let loopRealtimePriority, !(1...99).contains(loopRealtimePriority) {
+            throw ValidationError("--loop-realtime-priority takes a SCHED_FIFO priority from 1 to 99, not \(loopRealtimePriority)")
+        }
         for (name, count) in [
             ("--max-queued-messages", maximumQueuedMessages), ("--max-unanswered-requests", maximumUnansweredRequests),
             ("--max-connections-per-peer", maximumConnectionsPerPeer),
@@ -279,6 +287,7 @@ public struct DaemonOptions: ParsableArguments {
             willPresentDeadline: willPresentDeadline)
         engine.presentationWhenUnanswered = [.banner, .list, .sound, .badge]
         engine.serviceExtensionTimeBudget = serviceExtensionBudget
+        engine.loopRealtimePriority = loopRealtimePriority
         var configuration = DaemonConfiguration(
             socketPath: socketPath, storePath: storePath, engine: engine, maximumQueuedMessages: maximumQueuedMessages,
             inheritedSocket: DaemonConfiguration.activationSocket(environment: environment))
