@@ -342,8 +342,21 @@ extension NotificationStore {
         return identifiers
     }
 
-    /// Records the fires with ``completeFires(_:)``, then stores the batch, in two store calls with a result each.
+    /// Records the fires and stores the batch with ``completeFiresSeparately(_:insertingPending:cap:at:leavingOutDenied:claimedUntil:)``.
     public func completeFires(
+        _ fires: [FireCompletion], insertingPending batch: [PendingRequest], cap: Int?, at date: Date,
+        leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
+    ) async -> FiresAndInsertion {
+        await completeFiresSeparately(
+            fires, insertingPending: batch, cap: cap, at: date, leavingOutDenied: leavingOutDenied,
+            claimedUntil: leaseUntil)
+    }
+
+    /// Records the fires with ``completeFires(_:)``, then stores the batch as
+    /// ``completeFires(_:insertingPending:cap:at:leavingOutDenied:claimedUntil:)`` describes: two store calls, each
+    /// with its own result, so a part that fails does not fail the other. What a store whose shared transaction
+    /// failed falls back to.
+    public func completeFiresSeparately(
         _ fires: [FireCompletion], insertingPending batch: [PendingRequest], cap: Int?, at date: Date,
         leavingOutDenied: Bool, claimedUntil leaseUntil: Date?
     ) async -> FiresAndInsertion {

@@ -451,17 +451,9 @@ public final class SQLiteNotificationStore: NotificationStore {
             return FiresAndInsertion(historyIDs: .success(written.0), insertion: .success(written.1))
         }
         // One part only, or the shared transaction failed (nothing of it is stored): each part on its own.
-        let historyIDs: Result<[Int64], any Error>
-        do { historyIDs = .success(try await completeFires(fires)) } catch { historyIDs = .failure(error) }
-        let insertion: Result<PendingBatchInsertion, any Error>
-        do {
-            insertion = .success(
-                try await insert(
-                    requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied, claimedUntil: leaseUntil))
-        } catch {
-            insertion = .failure(error)
-        }
-        return FiresAndInsertion(historyIDs: historyIDs, insertion: insertion)
+        return await completeFiresSeparately(
+            fires, insertingPending: requests, cap: fallbackCap, at: date, leavingOutDenied: leavingOutDenied,
+            claimedUntil: leaseUntil)
     }
 
     /// The rows of `requests` and their plans' trigger JSON, encoded before the transaction, so the write lock is
