@@ -575,7 +575,13 @@ struct DaemonTimeTests {
             try await client.add(RequestSpec(identifier: id, content: payload(id), trigger: trigger), appID: app)
         }
         func planned() async throws -> [String: Date] {
-            Dictionary(uniqueKeysWithValues: try await client.pendingRequests(appID: app).map { ($0.identifier, $0.nextFireDate!) })
+            do {
+                return Dictionary(
+                    uniqueKeysWithValues: try await client.pendingRequests(appID: app).map { ($0.identifier, $0.nextFireDate!) })
+            } catch {
+                Issue.record("the daemon (running: \(daemon.isRunning)) said on stderr: \(daemon.command?.stderr ?? "")")
+                throw error
+            }
         }
         func nextNine(in zone: String) -> Date {
             var calendar = Calendar(identifier: .gregorian)
