@@ -37,7 +37,7 @@ enum BulkBench {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/store.sqlite"
         let store = try SQLiteNotificationStore(path: path)
-        let batch = 10_000
+        let batch = options.bulkBatch
 
         progress("bulk: filling \(Format.count(options.bulkBase)) pending")
         var fillGenerator = SplitMix64(seed: options.seed)

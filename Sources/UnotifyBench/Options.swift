@@ -26,6 +26,8 @@ struct BenchOptions: Sendable {
     var bulk = 100_000
     /// Pending requests the store holds before figure 4's bulk adds.
     var bulkBase = 1_000_000
+    /// Requests per transaction of figure 4's batched add, `unotify import --batch-size` and raw batched insert.
+    var bulkBatch = 10_000
     /// Seed of the request generator.
     var seed: UInt64 = 42
     /// The figures to run (`--only`); `nil` runs them all. Figures 1, 2 and 3 share one store, so any of them runs
@@ -41,7 +43,8 @@ struct BenchOptions: Sendable {
     static let usage = """
         usage: unotify-bench [--quick] [--pending N] [--large N] [--idle-seconds S] [--delivery-count N]
                              [--delivery-span S] [--delivery-lead S] [--marginal N] [--per-row-budget S]
-                             [--restart-repeats N] [--bulk N] [--bulk-base N] [--seed N] [--only LIST]
+                             [--restart-repeats N] [--bulk N] [--bulk-base N] [--bulk-batch N] [--seed N]
+                             [--only LIST]
 
           --quick              small sizes, 10 s idle periods: finishes in about a minute
                                (pending 5k, large 50k, 100 dues over 4 s, marginal 1k, per-row budget 3 s,
@@ -58,6 +61,8 @@ struct BenchOptions: Sendable {
           --restart-repeats N  restarts measured per case; the median is reported (default 5)
           --bulk N             requests added at once for figure 4 (default 100000; 0 skips it)
           --bulk-base N        pending requests in the store before figure 4 (default 1000000)
+          --bulk-batch N       requests per transaction of figure 4's batched add, of its `unotify import
+                               --batch-size` and of its raw batched insert (1-100000, default 10000)
           --only LIST          run only these figures, comma-separated (1, 2 and 3 share a store and run
                                together): --only 4 measures the bulk figure alone
         Flags given after --quick override its values.
@@ -138,6 +143,7 @@ struct BenchOptions: Sendable {
             case "--restart-repeats": options.restartRepeats = max(1, try count(word))
             case "--bulk": options.bulk = try count(word)
             case "--bulk-base": options.bulkBase = try count(word)
+            case "--bulk-batch": options.bulkBatch = try count(word)
             case "--seed": options.seed = UInt64(try count(word))
             case "--only": options.only = try figures(word)
             case "--help", "-h": throw UsageError(description: usage, isHelp: true)
@@ -146,6 +152,9 @@ struct BenchOptions: Sendable {
             index += 1
         }
         guard options.pending > 0 else { throw UsageError(description: "--pending must be at least 1") }
+        guard (1...100_000).contains(options.bulkBatch) else {
+            throw UsageError(description: "--bulk-batch takes 1...100000 (unotify import's --batch-size range)")
+        }
         guard options.deliveryCount > 0 else { throw UsageError(description: "--delivery-count must be at least 1") }
         return options
     }
