@@ -156,6 +156,35 @@ struct ImportCommandTests {
         #expect(apps.first { $0["app"] as? String == "com.example.bulk" }?["pending"] as? Int == 5_000, "\(status)")
     }
 
+    @Test("a line's null is an absent field; a value of another type is refused with the field's name")
+    func nullsAndTypes() throws {
+        func fields(_ line: String) throws -> RequestFields {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return try RequestFields(json: object)
+        }
+        let nulls = try fields(
+            #"{"id": null, "title": null, "badge": null, "user-info": null, "repeats": null, "attachment": null, "in": "1h"}"#)
+        #expect(nulls.id == nil && nulls.title == "" && nulls.badge == nil && nulls.userInfo == nil)
+        #expect(nulls.userInfoObject == nil && !nulls.trigger.repeats && nulls.attachments.isEmpty)
+        let given = try fields(
+            #"{"title": "T", "badge": 3, "user-info": {"room": 4}, "repeats": true, "body-arg": ["a", "b"], "in": "1h"}"#)
+        #expect(given.title == "T" && given.badge == 3 && given.trigger.repeats && given.bodyArguments == ["a", "b"])
+        #expect(given.userInfoObject?["room"] as? Int == 4)
+        #expect(try fields(#"{"user-info": "{\"a\": 1}"}"#).userInfo == #"{"a": 1}"#)
+        for (line, message) in [
+            (#"{"title": 5}"#, "'title' must be a string"),
+            (#"{"title": ["a"]}"#, "'title' must be a string"),
+            (#"{"repeats": "yes"}"#, "'repeats' must be true or false"),
+            (#"{"user-info": [1]}"#, "'user-info' must be a JSON object"),
+            (#"{"attachment": [1]}"#, "'attachment' must be a string or a list of strings"),
+            (#"{"attachment": {"a": 1}}"#, "'attachment' must be a string or a list of strings"),
+            (#"{"badge": true}"#, "'badge' must be a whole number"),
+        ] {
+            #expect(throws: (any Error).self, "\(line)") { try fields(line) }
+            do { _ = try fields(line) } catch { #expect("\(error)".contains(message), "\(line): \(error)") }
+        }
+    }
+
     @Test("a line's keys are exactly add's long options, and app")
     func sameFieldsAsAdd() {
         let options = Set(

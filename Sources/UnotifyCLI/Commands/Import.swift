@@ -174,10 +174,13 @@ struct Import: AsyncParsableCommand {
                 }
                 let fields = try RequestFields(json: object)
                 var appID = defaultApp
-                if let value = object["app"], !(value is NSNull) {
-                    guard let app = value as? String else { throw ValidationError("'app' must be a string") }
-                    try AppIdentifier.validate(app)
-                    appID = app
+                if let value = object["app"] {
+                    if let app = value as? String {
+                        try AppIdentifier.validate(app)
+                        appID = app
+                    } else if !RequestFields.isNull(value) {
+                        throw ValidationError("'app' must be a string")
+                    }
                 }
                 var spec = try fields.request().spec()
                 _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
