@@ -155,19 +155,25 @@ public struct APNsPayload: Sendable, Hashable {
             throw APNsReason.payloadTooLarge.with(
                 detail: "the payload has \(body.count) bytes; a \(pushType.rawValue) push may have \(pushType.payloadLimit)")
         }
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-        } catch {
-            throw APNsReason.payloadEmpty.with(detail: "the payload is not JSON")
-        }
-        guard let dictionary = object as? [String: Any] else {
-            throw APNsReason.payloadEmpty.with(detail: "the payload is not a JSON object")
+        var ignored: [String] = []
+        var top: [String: PropertyListValue]
+        if let object = FastPayloadJSON.object(body) {
+            // The common payload, read without Foundation's objects; it has no null to leave out.
+            top = object
+        } else {
+            let object: Any
+            do {
+                object = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+            } catch {
+                throw APNsReason.payloadEmpty.with(detail: "the payload is not JSON")
+            }
+            guard let dictionary = object as? [String: Any] else {
+                throw APNsReason.payloadEmpty.with(detail: "the payload is not a JSON object")
+            }
+            top = convert(dictionary, path: "", ignored: &ignored)
         }
         var payload = APNsPayload()
         payload.byteCount = body.count
-        var ignored: [String] = []
-        var top = convert(dictionary, path: "", ignored: &ignored)
         if let target = top.removeValue(forKey: simulatorTargetBundleKey) {
             if case let .string(bundle) = target, !bundle.isEmpty {
                 payload.simulatorTargetBundle = bundle

@@ -22,15 +22,23 @@ public struct DeviceToken: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// A token from 64 hex digits, either case; `nil` for anything else.
     public init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == Self.byteCount * 2 else { return nil }
-        var bytes = Data(capacity: Self.byteCount)
-        var index = 0
-        while index < utf8.count {
-            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+        guard hex.utf8.count == Self.byteCount * 2 else { return nil }
+        // Straight into the token's storage, without a copy of the digits: the APNs endpoint reads one per push.
+        var hex = hex
+        let bytes = hex.withUTF8 { digits -> Data? in
+            var bytes = Data(count: Self.byteCount)
+            let valid = bytes.withUnsafeMutableBytes { (out: UnsafeMutableRawBufferPointer) -> Bool in
+                for index in 0..<Self.byteCount {
+                    guard let high = Self.nibble(digits[2 * index]), let low = Self.nibble(digits[2 * index + 1]) else {
+                        return false
+                    }
+                    out[index] = high << 4 | low
+                }
+                return true
+            }
+            return valid ? bytes : nil
         }
+        guard let bytes else { return nil }
         self.bytes = bytes
     }
 

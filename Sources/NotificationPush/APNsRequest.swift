@@ -57,7 +57,8 @@ public struct APNsRequest: Sendable {
         }
         var values: [String: String] = [:]
         for (name, value) in headers {
-            let name = name.lowercased()
+            // HTTP/2 header names arrive lowercase: lowercased only when they are not.
+            let name = Self.isLowercaseASCII(name) ? name : name.lowercased()
             guard Self.knownHeaders.contains(name) else { continue }
             guard values[name] == nil else { throw APNsReason.duplicateHeaders.with(detail: "\(name) appears twice") }
             values[name] = value
@@ -98,7 +99,7 @@ public struct APNsRequest: Sendable {
             expiration = seconds == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(seconds))
         }
         let topic = values["apns-topic"]
-        if let topic, topic.isEmpty || topic.utf8.count > 255 || topic.contains(where: \.isWhitespace) {
+        if let topic, topic.isEmpty || topic.utf8.count > 255 || Self.containsWhitespace(topic) {
             throw APNsReason.badTopic.with(detail: "apns-topic is not a bundle identifier")
         }
         let collapseID = values["apns-collapse-id"]
@@ -109,6 +110,18 @@ public struct APNsRequest: Sendable {
         return ValidatedPush(
             token: token, apnsID: apnsID, pushType: pushType, priority: priority, expiration: expiration, topic: topic,
             collapseIdentifier: collapseID, payload: payload)
+    }
+
+    /// Whether a text has no uppercase letter and nothing but ASCII.
+    private static func isLowercaseASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
+    }
+
+    /// Whether a text holds a whitespace character (`Character.isWhitespace`); an ASCII text is checked byte by byte,
+    /// where a character is whitespace exactly when it is a tab, a line or page break, a carriage return or a space.
+    private static func containsWhitespace(_ text: String) -> Bool {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.contains(where: \.isWhitespace) }
+        return text.utf8.contains { ($0 >= 0x09 && $0 <= 0x0D) || $0 == 0x20 }
     }
 
     /// Whether a text is a UUID in 8-4-4-4-12 hex digits.

@@ -270,10 +270,51 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// Runs `value` in a read transaction off the caller's thread, like ``write(_:)``.
+    ///
+    /// The transaction is begun and ended through statements prepared once per connection
+    /// (``inReadTransaction(_:_:)``), where GRDB's `asyncRead` prepares its `BEGIN DEFERRED TRANSACTION` and `COMMIT`
+    /// again for every read: 4% of the push endpoint's samples per push in `perf` (docs/benchmarks.md, session 12).
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            writer.asyncRead { result in continuation.resume(with: result.flatMap { db in Result { try value(db) } }) }
+            writer.asyncUnsafeRead { result in
+                continuation.resume(with: result.flatMap { db in Result { try Self.inReadTransaction(db, value) } })
+            }
         }
+    }
+
+    /// Runs `body` in a `BEGIN DEFERRED` transaction, so that its statements read one snapshot, as GRDB's `asyncRead`
+    /// does, but through statements prepared once per connection; always ended (committed, or rolled back when the
+    /// commit fails), as GRDB ends it, so the reader goes back to its pool outside a transaction.
+    /// - Throws: What `body` or SQLite threw.
+    private static func inReadTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
+        defer {
+            if sqlite3_get_autocommit(db.sqliteConnection) == 0 {
+                do { try db.cachedStatement(sql: "COMMIT").execute() } catch {
+                    try? db.cachedStatement(sql: "ROLLBACK").execute()
+                }
+            }
+        }
+        return try body(db)
+    }
+
+    /// Runs `value`, one SQL statement, on the caller's thread with a reader connection of the pool, outside an
+    /// explicit transaction (a single statement reads one snapshot on its own); on an in-memory or read-only store
+    /// (one connection, behind the writer's queue) it is ``read(_:)``.
+    ///
+    /// For the push endpoint's token lookup, a read of one or two rows by primary key on every push: through
+    /// ``read(_:)`` it cost two hand-overs to GRDB's queues and one back to the concurrency pool, more CPU than the
+    /// read itself (docs/benchmarks.md, session 12). A WAL reader never waits for the writer, so the caller's thread is
+    /// held for the read alone, unless every reader of the pool is busy, when it waits for one.
+    /// - Throws: What SQLite threw.
+    func readOnCallersThread<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        guard let pool = writer as? DatabasePool else { return try await read(value) }
+        return try Self.readNow(pool, value)
+    }
+
+    /// GRDB's blocking `unsafeRead`, from a synchronous context (in an asynchronous one its `async` overload wins).
+    private static func readNow<T>(_ pool: DatabasePool, _ value: (Database) throws -> T) throws -> T {
+        try pool.unsafeRead(value)
     }
 
     /// Closes the store's connections now, once the accesses in progress have ended; the store must not be used
@@ -975,17 +1016,18 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func exhaustedFloatingPlans(at date: Date, appID: String?) async throws -> [FloatingPlan] {
         try await read { db in
-            try Row.fetchAll(
-                db,
+            // Prepared once per connection (two texts, with and without the app): the loop asks on every pass that
+            // finds nothing due, under a stream of pushes hundreds of times a second.
+            let statement = try db.cachedStatement(
                 sql: """
                     SELECT key, app, trigger, nextFire FROM floatingPlan f WHERE f.nextFire <= ?\(appID == nil ? "" : " AND f.app = ?")
                     AND NOT EXISTS (
                         SELECT 1 FROM pending p WHERE p.calendarKey = f.key AND p.calendarKey IS NOT NULL
                         AND p.addedAt < f.nextFire
                         AND (p.firedFor IS NULL OR p.firedFor < f.nextFire))
-                    """,
-                arguments: [date.timeIntervalSince1970] + (appID.map { [$0] } ?? [])
-            ).map(Self.plan)
+                    """)
+            return try Row.fetchAll(statement, arguments: [date.timeIntervalSince1970] + (appID.map { [$0] } ?? []))
+                .map(Self.plan)
         }
     }
 
@@ -1165,10 +1207,11 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await read { db in try String.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = ?", arguments: [key]) }
     }
 
-    /// The values in one read transaction (a push's token lookup reads two keys per request).
+    /// The values, read with one statement (one snapshot) on the caller's thread (``readOnCallersThread(_:)``): a
+    /// push's token lookup reads two keys per request.
     public func metadata(keys: [String]) async throws -> [String: String] {
         guard !keys.isEmpty else { return [:] }
-        return try await read { db in
+        return try await readOnCallersThread { db in
             var values: [String: String] = [:]
             // Prepared once per connection for the few counts callers use (a push's token lookup reads two keys).
             let sql = "SELECT key, value FROM metadata WHERE key IN (\(databaseQuestionMarks(count: keys.count)))"

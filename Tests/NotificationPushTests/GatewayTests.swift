@@ -26,6 +26,9 @@ struct GatewayTests {
             ),
             (APNsRequest(path: "/3/device/T", headers: [("apns-expiration", "soon")], body: body), .badExpirationDate),
             (APNsRequest(path: "/3/device/T", headers: [("apns-topic", "")], body: body), .badTopic),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-topic", "com.example.gw\t")], body: body), .badTopic),
+            (APNsRequest(path: "/3/device/T", headers: [("apns-topic", "com.é\u{2003}gw")], body: body), .badTopic),
+            (APNsRequest(path: "/3/device/T", headers: [("Apns-Push-Type", "fax")], body: body), .invalidPushType),
             (
                 APNsRequest(path: "/3/device/T", headers: [("apns-collapse-id", String(repeating: "x", count: 65))], body: body),
                 .badCollapseId

@@ -185,6 +185,9 @@ struct PayloadTests {
         #expect(DeviceToken(hex: token.hex.uppercased()) == token)
         #expect(DeviceToken(hex: String(token.hex.dropLast())) == nil)
         #expect(DeviceToken(hex: String(repeating: "g", count: 64)) == nil)
+        #expect(DeviceToken(hex: String(token.hex.dropLast()) + "x") == nil)
+        #expect(DeviceToken(hex: String(repeating: "é", count: 32)) == nil)  // 64 bytes, no hex digit
+        #expect(DeviceToken(hex: String(repeating: "0", count: 64))?.bytes == Data(count: 32))
         #expect(DeviceToken(bytes: Data(count: 31)) == nil)
         let decoded = try JSONDecoder().decode(DeviceToken.self, from: try JSONEncoder().encode(token))
         #expect(decoded == token)
