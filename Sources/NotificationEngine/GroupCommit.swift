@@ -37,7 +37,31 @@ final class GroupCommit: Sendable {
     private struct Waiting {
         var request: PendingRequest
         var kind: Kind
-        var continuation: CheckedContinuation<Stored, any Error>
+        /// Called once with what the transaction did with the request: resumes its add (``store(_:kind:)``), or
+        /// fills its place in a batch (``storeAll(_:kind:)``).
+        var complete: @Sendable (Result<Stored, any Error>) -> Void
+    }
+
+    /// The results of a batch handed over by ``storeAll(_:kind:)``, resumed when the last one is in. Its state sits
+    /// in a `Mutex`.
+    private final class BatchWait: Sendable {
+        private let state: Mutex<(left: Int, results: [Result<Stored, any Error>?])>
+        private let continuation: CheckedContinuation<[Result<Stored, any Error>], Never>
+
+        init(count: Int, continuation: CheckedContinuation<[Result<Stored, any Error>], Never>) {
+            state = Mutex((count, Array(repeating: nil, count: count)))
+            self.continuation = continuation
+        }
+
+        /// Records the result of the batch's request at `index`; the last one resumes the batch.
+        func set(_ index: Int, _ result: Result<Stored, any Error>) {
+            let done = state.withLock { state -> [Result<Stored, any Error>]? in
+                state.results[index] = result
+                state.left -= 1
+                return state.left == 0 ? state.results.map { $0! } : nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
     }
 
     /// Fires waiting to be recorded in the next transaction.
@@ -136,12 +160,39 @@ final class GroupCommit: Sendable {
         if leads { return try await writeAlone(request, kind: kind) }
         return try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLock { state in
-                state.waiting.append(Waiting(request: request, kind: kind, continuation: continuation))
+                state.waiting.append(
+                    Waiting(request: request, kind: kind, complete: { continuation.resume(with: $0) }))
                 guard !state.writing else { return false }
                 state.writing = true
                 return true
             }
             // The transaction in progress ended meanwhile: a task of its own writes what waits.
+            if starts { Task { await self.writeUntilEmpty() } }
+        }
+    }
+
+    /// Stores `requests` in the next transaction, all of them in the same one unless they are more than a transaction
+    /// takes, and returns once it is committed, with what it did with each request, in order.
+    ///
+    /// One wait for the whole batch (the APNs endpoint's pushes of one read of a connection), where ``store(_:kind:)``
+    /// called for each would suspend and resume each caller on its own.
+    ///
+    /// ```swift
+    /// let results = await commits.storeAll(pushes, kind: .init(cap: nil, refusesDenied: true))
+    /// ```
+    /// - Returns: For each request, what ``store(_:kind:)`` returns or throws for it.
+    func storeAll(_ requests: [PendingRequest], kind: Kind) async -> [Result<Stored, any Error>] {
+        guard !requests.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
+            let wait = BatchWait(count: requests.count, continuation: continuation)
+            let starts = state.withLock { state in
+                for (index, request) in requests.enumerated() {
+                    state.waiting.append(Waiting(request: request, kind: kind, complete: { wait.set(index, $0) }))
+                }
+                guard !state.writing else { return false }
+                state.writing = true
+                return true
+            }
             if starts { Task { await self.writeUntilEmpty() } }
         }
     }
@@ -297,7 +348,7 @@ final class GroupCommit: Sendable {
         case .success(let value):
             inserted = value
         case .failure(let error):
-            for waiting in batch { waiting.continuation.resume(throwing: error) }
+            for waiting in batch { waiting.complete(.failure(error)) }
             return
         }
         let byApp = Dictionary(grouping: inserted.discarded, by: \.appID)
@@ -311,12 +362,13 @@ final class GroupCommit: Sendable {
             do {
                 try Self.checkAllowed(waiting.request, kind: waiting.kind, inserted)
                 let key = Self.key(waiting.request)
-                waiting.continuation.resume(
-                    returning: Stored(
-                        discarded: lastOfApp[app] == index ? byApp[app] ?? [] : [],
-                        claimed: lastOfKey[key] == index ? claimed[key] : nil))
+                waiting.complete(
+                    .success(
+                        Stored(
+                            discarded: lastOfApp[app] == index ? byApp[app] ?? [] : [],
+                            claimed: lastOfKey[key] == index ? claimed[key] : nil)))
             } catch {
-                waiting.continuation.resume(throwing: error)
+                waiting.complete(.failure(error))
             }
         }
     }

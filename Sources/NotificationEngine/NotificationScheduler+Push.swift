@@ -300,6 +300,85 @@ extension NotificationScheduler {
         return .scheduled
     }
 
+    /// Delivers pushes that arrived together (the APNs endpoint's pushes of one read of a connection), each as
+    /// ``deliverPush(_:appID:deliver:)`` would, with one wait for the group commit for all of them.
+    ///
+    /// The pushes that are shown without a service extension are stored in one transaction
+    /// (``GroupCommit/storeAll(_:kind:)``) and handed to the loop together; each gets its own outcome, or its own
+    /// error, the others unaffected (a failed transaction fails all of its pushes, as it does pushes handed over one by
+    /// one that share it). Background pushes and pushes for a service extension go one by one through
+    /// ``deliverPush(_:appID:deliver:)``, before the others are stored.
+    ///
+    /// ```swift
+    /// let outcomes = await scheduler.deliverPushes([(push, "com.example.app")], deliver: false)
+    /// ```
+    /// - Parameters:
+    ///   - pushes: The pushes and the apps they are for, in arrival order.
+    ///   - deliver: Whether to run one delivery pass before returning.
+    /// - Returns: For each push, in order, its outcome or the ``EngineError`` it failed with.
+    public func deliverPushes(_ pushes: [(push: RemoteNotification, appID: String)], deliver: Bool = true) async
+        -> [Result<PushDeliveryOutcome, any Error>]
+    {
+        var results = [Result<PushDeliveryOutcome, any Error>?](repeating: nil, count: pushes.count)
+        let now = clock.now
+        let generation = wake.generation
+        // The pushes stored together, by kind (whether the loop takes them claimed, per app).
+        var groups: [(kind: GroupCommit.Kind, indices: [Int], requests: [PendingRequest])] = []
+        for (index, (push, appID)) in pushes.enumerated() {
+            if push.isBackground || push.mutableContent {
+                do { results[index] = .success(try await deliverPush(push, appID: appID, deliver: false)) } catch {
+                    results[index] = .failure(error)
+                }
+                continue
+            }
+            do { try Self.checkLimits(of: push.content) } catch {
+                results[index] = .failure(error)
+                continue
+            }
+            let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
+            let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: now)
+            let claims = acceptsClaimedPushes(appID: appID)
+            let kind = GroupCommit.Kind(
+                cap: nil, refusesDenied: true, claimLease: claims ? configuration.claimLease : nil)
+            if let group = groups.firstIndex(where: { $0.kind == kind }) {
+                groups[group].indices.append(index)
+                groups[group].requests.append(request)
+            } else {
+                groups.append((kind, [index], [request]))
+            }
+        }
+        var claimed: [PendingRequest] = []
+        var changed = false
+        for group in groups {
+            let stored = await commits.storeAll(group.requests, kind: group.kind)
+            for (index, result) in zip(group.indices, stored) {
+                let (push, appID) = pushes[index]
+                switch result {
+                case .success(let stored):
+                    if let request = stored.claimed { claimed.append(request) } else { changed = true }
+                    results[index] = .success(.scheduled)
+                case .failure(let error as EngineError) where error.code == .notificationsNotAllowed:
+                    do { results[index] = .success(try await recordUnauthorized(push, appID: appID, at: now)) } catch {
+                        results[index] = .failure(error)
+                    }
+                case .failure(let error):
+                    results[index] = .failure(EngineError(.storeFailure, "the notification store failed: \(error)"))
+                }
+            }
+        }
+        for request in claimed { await holdAccepted(request, readAt: generation) }
+        if changed { storeDidChange() }
+        if deliver { await deliverDue() }
+        for index in groups.flatMap(\.indices) where pushes[index].push.contentAvailable {
+            let (push, appID) = pushes[index]
+            guard case .success(.scheduled) = results[index],
+                let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
+            else { continue }
+            _ = await receiver.didReceiveRemoteNotification(push)
+        }
+        return results.map { $0! }
+    }
+
     /// Records that a push was not shown because the app is denied notifications.
     private func recordUnauthorized(_ push: RemoteNotification, appID: String, at now: Date) async throws
         -> PushDeliveryOutcome

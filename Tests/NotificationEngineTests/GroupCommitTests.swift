@@ -126,6 +126,40 @@ struct GroupCommitTests {
         #expect(writer.batches.withLock { $0 }.last == ["after"])
     }
 
+    @Test("a batch handed over together shares one transaction, each with its own result; a failure fails them all")
+    func batch() async throws {
+        let writer = Writer()
+        writer.denied.withLock { $0 = ["com.example.denied"] }
+        let commit = writer.commit()
+        let first = Task { try await commit.insert(Self.request("first"), kind: Self.add) }
+        await offPool { writer.firstStarted.wait() }
+        let batch = Task {
+            await commit.storeAll(
+                [Self.request("b1"), Self.request("b2", app: "com.example.denied"), Self.request("drop-b3")],
+                kind: Self.add)
+        }
+        for _ in 0..<2_000 where commit.waitingCount < 3 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(commit.waitingCount == 3)
+        writer.releaseFirst.signal()
+        _ = try await first.value
+        let results = await batch.value
+        #expect(writer.batches.withLock { $0 }.last == ["b1", "b2", "drop-b3"])
+        #expect(results.count == 3)
+        #expect((try? results[0].get()) != nil)
+        #expect(throws: EngineError.self) { try results[1].get() }
+        // The cap's discards go to the app's last request of the transaction, as for adds one by one.
+        #expect(try results[0].get().discarded.isEmpty)
+        #expect(try results[2].get().discarded.map(\.identifier) == ["drop-b3"])
+
+        writer.failing.withLock { $0 = ["bad"] }
+        let failed = await commit.storeAll([Self.request("ok"), Self.request("bad")], kind: Self.add)
+        #expect(failed.count == 2)
+        for result in failed { #expect(throws: EngineError.self) { try result.get() } }
+        _ = try await commit.insert(Self.request("after"), kind: Self.add)
+        #expect(writer.batches.withLock { $0 }.last == ["after"])
+        #expect(await commit.storeAll([], kind: Self.add).isEmpty)
+    }
+
     @Test("adds with another cap (a push's none) wait for a transaction of their own, in arrival order")
     func separateCaps() async throws {
         let writer = Writer()
