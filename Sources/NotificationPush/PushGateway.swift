@@ -61,11 +61,86 @@ public struct PushGateway: Sendable {
         }
     }
 
+    /// Answers provider requests that arrived together (one read of a connection's streams): each gets the answer
+    /// ``handle(_:)`` would give it, and the pushes that pass their checks are delivered in one call
+    /// (``NotificationScheduler/deliverPushes(_:deliver:)``), with one wait for their transaction.
+    ///
+    /// ```swift
+    /// let responses = await gateway.handle(batch: requests)   // responses[i] answers requests[i]
+    /// ```
+    /// - Parameter requests: The requests, in arrival order.
+    /// - Returns: One answer per request, in order.
+    public func handle(batch requests: [APNsRequest]) async -> [APNsResponse] {
+        var responses = [APNsResponse?](repeating: nil, count: requests.count)
+        var accepted: [(index: Int, apnsID: String)] = []
+        var pushes: [(push: RemoteNotification, appID: String)] = []
+        // A token's registration read once per batch: a user's daemon holds one token per app, so the pushes of a
+        // batch mostly go to a few tokens.
+        var registrations: [DeviceToken: Result<PushRegistration, APNsReason>] = [:]
+        for (index, request) in requests.enumerated() {
+            let push: ValidatedPush
+            do throws(APNsReason) { push = try request.validate() } catch {
+                responses[index] = APNsResponse(reason: error, apnsID: Self.requestedID(request) ?? APNsID.random())
+                continue
+            }
+            let registration: Result<PushRegistration, APNsReason>
+            if let known = registrations[push.token] {
+                registration = known
+            } else {
+                do throws(APNsReason) {
+                    registration = .success(try await scheduler.store.pushDestination(for: push.token))
+                } catch {
+                    registration = .failure(error)
+                }
+                registrations[push.token] = registration
+            }
+            do {
+                let (notification, appID) = try destination(of: push, registration: registration.get())
+                accepted.append((index, push.apnsID))
+                pushes.append((notification, appID))
+            } catch {
+                responses[index] = answer(to: error, apnsID: push.apnsID)
+            }
+        }
+        let outcomes = await scheduler.deliverPushes(pushes, deliver: deliversImmediately)
+        for ((index, apnsID), outcome) in zip(accepted, outcomes) {
+            switch outcome {
+            case .success(let outcome):
+                logger.debug("took a push", metadata: ["apns-id": "\(apnsID)", "outcome": "\(outcome.rawValue)"])
+                responses[index] = .success(apnsID: apnsID)
+            case .failure(let error):
+                responses[index] = answer(to: error, apnsID: apnsID)
+            }
+        }
+        return responses.map { $0! }
+    }
+
+    /// The answer to a push that failed with `error`: its ``APNsReason``, or `InternalServerError`.
+    private func answer(to error: any Error, apnsID: String) -> APNsResponse {
+        if let reason = error as? APNsReason { return APNsResponse(reason: reason, apnsID: apnsID) }
+        logger.error("could not deliver a push: \(error)")
+        return APNsResponse(reason: APNsReason.internalServerError.with(detail: "\(error)"), apnsID: apnsID)
+    }
+
     /// Delivers a validated push to the app its token belongs to.
     /// - Throws: ``APNsReason`` for token problems; ``EngineError`` when the store fails.
     @discardableResult
     public func deliver(_ push: ValidatedPush) async throws -> PushDeliveryOutcome {
-        let registration = try await scheduler.store.pushDestination(for: push.token)
+        let (notification, appID) = try await destination(of: push)
+        return try await scheduler.deliverPush(notification, appID: appID, deliver: deliversImmediately)
+    }
+
+    /// The notification a validated push becomes and the app its token belongs to.
+    /// - Throws: ``APNsReason`` for token problems; ``EngineError`` when the store fails.
+    private func destination(of push: ValidatedPush) async throws -> (RemoteNotification, String) {
+        try destination(of: push, registration: try await scheduler.store.pushDestination(for: push.token))
+    }
+
+    /// The notification a validated push becomes, with the registration of its token.
+    /// - Throws: ``APNsReason`` when the token is of the other environment or the push names another app's topic.
+    private func destination(of push: ValidatedPush, registration: PushRegistration) throws(APNsReason)
+        -> (RemoteNotification, String)
+    {
         guard registration.environment == environment else {
             throw APNsReason.badDeviceToken.with(
                 detail: "a \(registration.environment.rawValue) token sent to the \(environment.rawValue) endpoint")
@@ -76,7 +151,7 @@ public struct PushGateway: Sendable {
         let notification = RemoteNotification(
             payload: push.payload, apnsID: push.apnsID, collapseIdentifier: push.collapseIdentifier,
             pushType: push.pushType, bundleDirectory: registration.bundleDirectory)
-        return try await scheduler.deliverPush(notification, appID: registration.appID, deliver: deliversImmediately)
+        return (notification, registration.appID)
     }
 
     /// The request's own `apns-id` when it is a valid one, for the header of an error answer.

@@ -55,7 +55,9 @@ public actor APNsEndpoint {
         configuration: APNsEndpointConfiguration, gateway: PushGateway,
         logger: Logger = Logger(label: "OpenUserNotifications.apns")
     ) {
-        self.init(configuration: configuration, logger: logger) { await gateway.handle($0) }
+        self.init(
+            configuration: configuration, logger: logger, responder: { await gateway.handle($0) },
+            batchResponder: { await gateway.handle(batch: $0) })
     }
 
     /// Creates an endpoint with any responder behind the same transport (benchmarks compare a trivial one).
@@ -64,14 +66,18 @@ public actor APNsEndpoint {
     ///   - configuration: Address, TLS, provider tokens, limits.
     ///   - logger: Where it logs.
     ///   - responder: Answers requests that pass the endpoint's own checks.
+    ///   - batchResponder: Answers the requests of one read of an HTTP/2 connection's streams that pass the checks,
+    ///     one answer per request in order (``PushGateway/handle(batch:)``); `nil` to answer each with `responder`.
     public init(
         configuration: APNsEndpointConfiguration, logger: Logger = Logger(label: "OpenUserNotifications.apns"),
-        responder: @escaping @Sendable (APNsRequest) async -> APNsResponse
+        responder: @escaping @Sendable (APNsRequest) async -> APNsResponse,
+        batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse])? = nil
     ) {
         self.configuration = configuration
         self.logger = logger
         self.answerer = RequestAnswerer(
-            responder: responder, verifier: configuration.providerTokens, configuration: configuration)
+            responder: responder, batchResponder: batchResponder, verifier: configuration.providerTokens,
+            configuration: configuration)
     }
 
     /// The bound port while running (the chosen one when the configuration asked for port 0).
@@ -225,6 +231,12 @@ public actor APNsEndpoint {
             let oneStream = streams.oneUntilToken && certificate == nil
             let connection = ConnectionState(
                 startsWithOneStream: oneStream, channel: channel, admission: admission, certificate: certificate)
+            // The streams' requests of one pass of the loop are answered together, when the responder takes batches.
+            let batch = answerer.batchResponder.map { _ in
+                NIOLoopBound(
+                    StreamBatch(answerer: answerer, connection: connection, eventLoop: channel.eventLoop),
+                    eventLoop: channel.eventLoop)
+            }
             var configuration = NIOHTTP2Handler.ConnectionConfiguration()
             configuration.initialSettings = streams.initialSettings(oneStream: oneStream)
             _ = try sync.configureHTTP2Pipeline(
@@ -233,7 +245,8 @@ public actor APNsEndpoint {
                 stream.eventLoop.makeCompletedFuture {
                     try stream.pipeline.syncOperations.addHandlers([
                         AuthorityFiller(), HTTP2FramePayloadToHTTP1ServerCodec(),
-                        APNsRequestHandler(answerer: answerer, connection: connection, isHTTP2Stream: true),
+                        APNsRequestHandler(
+                            answerer: answerer, connection: connection, isHTTP2Stream: true, batch: batch?.value),
                     ])
                 }
             }

@@ -22,15 +22,19 @@ final class APNsRequestHandler: ChannelInboundHandler {
     private var body = Data()
 
     private let isHTTP2Stream: Bool
+    /// The connection's batch, when its streams' requests are answered together (``StreamBatch``).
+    private let batch: StreamBatch?
 
     /// - Parameters:
     ///   - answerer: Answers the requests.
     ///   - connection: The connection the requests arrive on.
     ///   - isHTTP2Stream: Whether the handler serves one HTTP/2 stream (else an HTTP/1.1 connection).
-    init(answerer: RequestAnswerer, connection: ConnectionState, isHTTP2Stream: Bool) {
+    ///   - batch: The connection's batch that complete requests join; `nil` to answer each request on its own.
+    init(answerer: RequestAnswerer, connection: ConnectionState, isHTTP2Stream: Bool, batch: StreamBatch? = nil) {
         self.answerer = answerer
         self.connection = connection
         self.isHTTP2Stream = isHTTP2Stream
+        self.batch = batch
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -64,6 +68,13 @@ final class APNsRequestHandler: ChannelInboundHandler {
         let version = head.version
         let eventLoop = context.eventLoop
         let bound = NIOLoopBound((self, context), eventLoop: eventLoop)
+        if let batch {
+            batch.add(request) { response in
+                let (handler, context) = bound.value
+                return handler.write(response, version: version, keepAlive: keepAlive, context: context)
+            }
+            return
+        }
         Task {
             // The request stays in flight until its answer is flushed (or the connection is gone), so a stopping
             // endpoint closes the connection only after the answer went out.

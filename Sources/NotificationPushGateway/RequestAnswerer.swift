@@ -20,6 +20,9 @@ final class RequestAnswerer: Sendable {
     }
 
     let responder: @Sendable (APNsRequest) async -> APNsResponse
+    /// Answers requests that arrived together, one answer per request in order (``answer(batch:connection:then:)``);
+    /// without it, each request is answered on its own.
+    let batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse])?
     let verifier: ProviderTokenVerifier?
     let maximumConcurrentRequests: Int
     let maximumRequestsPerTokenPerSecond: Int?
@@ -31,10 +34,12 @@ final class RequestAnswerer: Sendable {
     private let state = Mutex(State())
 
     init(
-        responder: @escaping @Sendable (APNsRequest) async -> APNsResponse, verifier: ProviderTokenVerifier?,
+        responder: @escaping @Sendable (APNsRequest) async -> APNsResponse,
+        batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse])? = nil, verifier: ProviderTokenVerifier?,
         configuration: APNsEndpointConfiguration
     ) {
         self.responder = responder
+        self.batchResponder = batchResponder
         self.verifier = verifier
         self.maximumConcurrentRequests = configuration.maximumConcurrentRequests
         self.maximumRequestsPerTokenPerSecond = configuration.maximumRequestsPerTokenPerSecond
@@ -70,10 +75,11 @@ final class RequestAnswerer: Sendable {
         }
     }
 
-    /// Ends one admitted request; the last one out wakes the tasks waiting for the endpoint to drain.
-    private func finish() {
+    /// Ends `count` admitted requests; the last one out wakes the tasks waiting for the endpoint to drain.
+    private func finish(_ count: Int = 1) {
+        guard count > 0 else { return }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.inFlight -= 1
+            state.inFlight -= count
             guard state.inFlight == 0 else { return [] }
             defer { state.drainWaiters.removeAll() }
             return Array(state.drainWaiters.values)
@@ -124,6 +130,95 @@ final class RequestAnswerer: Sendable {
         return delivered
     }
 
+    /// Answers requests that arrived together on one connection (the streams of one read) and hands their answers
+    /// to `deliver` together (which writes them); each request counts as in flight until `deliver` returns.
+    ///
+    /// Each request gets the answer ``answer(_:connection:then:)`` would give it: the endpoint's checks in arrival
+    /// order, then one call of ``batchResponder`` for those that pass them. A request a fault rule applies to is
+    /// answered on its own (a rule may delay or hold it), with its answer delivered alone. Without a
+    /// ``batchResponder``, the responder answers each request in turn.
+    ///
+    /// ```swift
+    /// await answerer.answer(batch: requests, connection: connection) { answered in
+    ///     for (index, response) in answered { write(response, to: streams[index]) }
+    /// }
+    /// ```
+    func answer(
+        batch requests: [APNsRequest], connection: ConnectionState,
+        then deliver: @escaping @Sendable ([(index: Int, response: APNsResponse)]) async -> Void
+    ) async {
+        let received = (Date(), ContinuousClock.now)
+        let ids = requests.map { Self.requestedID($0) ?? APNsID.random() }
+        var answered: [(index: Int, response: APNsResponse)] = []
+        guard await connection.admitted() else {
+            for (index, request) in requests.enumerated() {
+                let response = APNsResponse(
+                    reason: APNsReason.shutdown.with(detail: "the connection was refused by a shutdown fault rule"),
+                    apnsID: ids[index])
+                log(request, response, connection: connection, received: received)
+                answered.append((index, response))
+            }
+            return await deliver(answered)
+        }
+        var admitted = 0
+        var ends: [APNsReason] = []
+        var forResponder: [(index: Int, request: APNsRequest)] = []
+        for (index, request) in requests.enumerated() {
+            let refusal: APNsReason? = state.withLock { state in
+                if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
+                if state.inFlight >= maximumConcurrentRequests {
+                    return APNsReason.serviceUnavailable.with(detail: "too many requests at once")
+                }
+                state.inFlight += 1
+                return nil
+            }
+            if let refusal {
+                let response = APNsResponse(reason: refusal, apnsID: ids[index])
+                log(request, response, connection: connection, received: received)
+                answered.append((index, response))
+                continue
+            }
+            switch await check(request, id: ids[index], connection: connection) {
+            case .answered(let response, let end):
+                admitted += 1
+                log(request, response, connection: connection, received: received)
+                answered.append((index, response))
+                if let end { ends.append(end) }
+            case .respond(let checked):
+                admitted += 1
+                forResponder.append((index, checked))
+            case .fault(let checked, let rule):
+                let id = ids[index]
+                Task {
+                    let (response, end) = await faultAnswer(checked, rule: rule, id: id, connection: connection)
+                    log(request, response, connection: connection, received: received)
+                    await deliver([(index, response)])
+                    if let end { connection.end(end) }
+                    finish()
+                }
+            }
+        }
+        if !forResponder.isEmpty {
+            let checked = forResponder.map(\.request)
+            let responses: [APNsResponse]
+            if let batchResponder {
+                responses = await batchResponder(checked)
+            } else {
+                var each: [APNsResponse] = []
+                for request in checked { each.append(await responder(request)) }
+                responses = each
+            }
+            for ((index, _), response) in zip(forResponder, responses) {
+                log(requests[index], response, connection: connection, received: received)
+                answered.append((index, response))
+            }
+        }
+        if !answered.isEmpty { await deliver(answered) }
+        // A fatal answer ends the connection once it went out: GOAWAY with the reason, then close.
+        for end in ends { connection.end(end) }
+        finish(admitted)
+    }
+
     /// Records a request and its answer in the request log, when there is one.
     private func log(
         _ request: APNsRequest, _ response: APNsResponse, connection: ConnectionState,
@@ -146,55 +241,81 @@ final class RequestAnswerer: Sendable {
     private func admittedAnswer(_ request: APNsRequest, id: String, connection: ConnectionState) async
         -> (APNsResponse, end: APNsReason?)
     {
+        switch await check(request, id: id, connection: connection) {
+        case .answered(let response, let end): return (response, end)
+        case .respond(let request): return (await responder(request), nil)
+        case .fault(let request, let rule):
+            return await faultAnswer(request, rule: rule, id: id, connection: connection)
+        }
+    }
+
+    /// What the endpoint's own checks make of an admitted request.
+    private enum Checked {
+        /// Answered by the checks (and, for a fatal answer, the reason the connection ends with).
+        case answered(APNsResponse, end: APNsReason?)
+        /// For the responder (the request as the checks completed it: a certificate's topic).
+        case respond(APNsRequest)
+        /// A fault rule applies to it.
+        case fault(APNsRequest, APNsFaultRule)
+    }
+
+    /// The endpoint's checks of an admitted request: provider token or certificate, per-token rate, fault rules.
+    private func check(_ request: APNsRequest, id: String, connection: ConnectionState) async -> Checked {
         var request = request
         if let certificate = connection.certificate {
             // A certificate authenticates the connection: provider tokens are not asked for.
             switch certificateAnswer(certificate, request: &request) {
             case .none: break
             case .some(let reason) where reason == .badCertificate || reason == .badCertificateEnvironment:
-                return (APNsResponse(reason: reason, apnsID: id), reason)
-            case .some(let reason): return (APNsResponse(reason: reason, apnsID: id), nil)
+                return .answered(APNsResponse(reason: reason, apnsID: id), end: reason)
+            case .some(let reason): return .answered(APNsResponse(reason: reason, apnsID: id), end: nil)
             }
         } else if let verifier {
             let authorization = request.headers.first { $0.name.lowercased() == "authorization" }?.value
             let team: String
             switch await verifier.verify(authorization: authorization) {
-            case .failure(let reason): return (APNsResponse(reason: reason, apnsID: id), nil)
+            case .failure(let reason): return .answered(APNsResponse(reason: reason, apnsID: id), end: nil)
             case .success(let verified): team = verified
             }
             if !connection.accept(team: team) {
                 let detail = "one connection carries one team (\(connection.team ?? "?")), this token names \(team)"
-                return (APNsResponse(reason: APNsReason.invalidProviderToken.with(detail: detail), apnsID: id), nil)
+                let response = APNsResponse(reason: APNsReason.invalidProviderToken.with(detail: detail), apnsID: id)
+                return .answered(response, end: nil)
             }
             if let authorization,
                 !(await connection.accept(
                     authorization, now: verifier.now(), minimumInterval: verifier.minimumRefreshInterval))
             {
-                return (
+                return .answered(
                     APNsResponse(
                         reason: APNsReason.tooManyProviderTokenUpdates.with(detail: "a new token within 20 minutes"),
-                        apnsID: id), nil
+                        apnsID: id), end: nil
                 )
             }
             if !request.headers.contains(where: { $0.name.lowercased() == "apns-topic" }) {
-                return (
+                return .answered(
                     APNsResponse(
                         reason: APNsReason.missingTopic.with(detail: "token authentication needs apns-topic"),
-                        apnsID: id), nil
+                        apnsID: id), end: nil
                 )
             }
         }
         if let limit = maximumRequestsPerTokenPerSecond, !admit(path: request.path, limit: limit) {
-            return (
+            return .answered(
                 APNsResponse(
                     reason: APNsReason.tooManyRequests.with(detail: "too many requests to one token"), apnsID: id),
-                nil
+                end: nil
             )
         }
         let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
-        guard let rule = await faults.rule(path: request.path, topic: topic) else {
-            return (await responder(request), nil)
-        }
+        guard let rule = await faults.rule(path: request.path, topic: topic) else { return .respond(request) }
+        return .fault(request, rule)
+    }
+
+    /// The answer to a request a fault rule applies to, and, for a fatal one, the reason the connection ends with.
+    private func faultAnswer(_ request: APNsRequest, rule: APNsFaultRule, id: String, connection: ConnectionState)
+        async -> (APNsResponse, end: APNsReason?)
+    {
         if rule.delay > 0 { try? await clock.sleep(until: clock.now.addingTimeInterval(rule.delay)) }
         let detail = "fault rule \(rule.id)"
         switch rule.action {

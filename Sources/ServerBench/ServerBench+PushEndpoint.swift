@@ -30,9 +30,16 @@ extension ServerBench {
         configuration.requestLog = APNsRequestLog(keep: 1_000) { entries, keep in
             try await store.appendAPNsLog(entries, keep: keep)
         }
+        // Both routes through the same transport: the endpoint hands over each read's requests together.
+        let trivialAnswer = APNsResponse.success(apnsID: "00000000-0000-0000-0000-000000000000")
         let endpoint = APNsEndpoint(configuration: configuration) { request in
-            if request.path == "/trivial" { return .success(apnsID: "00000000-0000-0000-0000-000000000000") }
+            if request.path == "/trivial" { return trivialAnswer }
             return await gateway.handle(request)
+        } batchResponder: { requests in
+            let pushes = requests.filter { $0.path != "/trivial" }
+            guard !pushes.isEmpty else { return requests.map { _ in trivialAnswer } }
+            var responses = await gateway.handle(batch: pushes)[...]
+            return requests.map { $0.path == "/trivial" ? trivialAnswer : responses.removeFirst() }
         }
         let port = try await endpoint.start()
         let loop = Task { await scheduler.run() }

@@ -81,6 +81,34 @@ struct GatewayTests {
         #expect(tooBig.reason == .payloadTooLarge && tooBig.status == 413)
     }
 
+    @Test("a batch answers each push as alone: good ones 200 and shown, a bad token or payload its error and apns-id")
+    func batch() async throws {
+        let system = try makeSystem()
+        _ = try await system.center(for: "com.example.gw")
+        let token = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.gw").token
+        let gateway = PushGateway(scheduler: system.scheduler)
+        let ids = (0..<5).map { _ in UUID().uuidString.lowercased() }
+        let device = "/3/device/\(token.hex)"
+        let requests = [
+            APNsRequest(path: device, headers: [("apns-id", ids[0])], body: Data(#"{"aps":{"alert":"One"}}"#.utf8)),
+            APNsRequest(path: "/3/device/\(DeviceToken.random().hex)", headers: [("apns-id", ids[1])], body: Self.body),
+            APNsRequest(path: device, headers: [("apns-id", ids[2])], body: Data("{".utf8)),
+            APNsRequest(path: device, headers: [("apns-id", ids[3]), ("apns-topic", "com.example.other")], body: Self.body),
+            APNsRequest(path: device, headers: [("apns-id", ids[4])], body: Data(#"{"aps":{"alert":"Two"}}"#.utf8)),
+        ]
+        let responses = await gateway.handle(batch: requests)
+        #expect(responses.map(\.status) == [200, 400, 400, 400, 200])
+        #expect(responses.map(\.apnsID) == ids)
+        #expect(responses.map(\.reason) == [nil, .badDeviceToken, .payloadEmpty, .deviceTokenNotForTopic, nil])
+        #expect(system.presenter.presentations.map(\.body) == ["One", "Two"])
+        // The refused ones answer as they do one by one.
+        for index in [1, 2, 3] {
+            let alone = await gateway.handle(requests[index])
+            #expect(alone.reason == responses[index].reason && alone.apnsID == ids[index])
+        }
+        #expect(await gateway.handle(batch: []).isEmpty)
+    }
+
     @Test("an unregistered token answers 410 Unregistered with the time in milliseconds")
     func unregistered() async throws {
         let system = try makeSystem()
