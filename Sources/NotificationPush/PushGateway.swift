@@ -65,12 +65,16 @@ public struct PushGateway: Sendable {
     /// ``handle(_:)`` would give it, and the pushes that pass their checks are delivered in one call
     /// (``NotificationScheduler/deliverPushes(_:deliver:)``), with one wait for their transaction.
     ///
+    /// A push that may wait for an app (a background push, one with `content-available` or `mutable-content`: the
+    /// running app's receiver, or its service extension, is asked first) is left out and gets no answer here: the
+    /// caller answers it on its own with ``handle(_:)``, so that a slow app delays no other push of the batch.
+    ///
     /// ```swift
-    /// let responses = await gateway.handle(batch: requests)   // responses[i] answers requests[i]
+    /// let responses = await gateway.handle(batch: requests)   // responses[i] answers requests[i], or is nil
     /// ```
     /// - Parameter requests: The requests, in arrival order.
-    /// - Returns: One answer per request, in order.
-    public func handle(batch requests: [APNsRequest]) async -> [APNsResponse] {
+    /// - Returns: One answer per request, in order; `nil` for a push left to ``handle(_:)``.
+    public func handle(batch requests: [APNsRequest]) async -> [APNsResponse?] {
         var responses = [APNsResponse?](repeating: nil, count: requests.count)
         var accepted: [(index: Int, apnsID: String)] = []
         var pushes: [(push: RemoteNotification, appID: String)] = []
@@ -96,6 +100,9 @@ public struct PushGateway: Sendable {
             }
             do {
                 let (notification, appID) = try destination(of: push, registration: registration.get())
+                if notification.isBackground || notification.contentAvailable || notification.mutableContent {
+                    continue  // answered on its own: an app is asked before it is answered
+                }
                 accepted.append((index, push.apnsID))
                 pushes.append((notification, appID))
             } catch {
@@ -112,7 +119,7 @@ public struct PushGateway: Sendable {
                 responses[index] = answer(to: error, apnsID: apnsID)
             }
         }
-        return responses.map { $0! }
+        return responses
     }
 
     /// The answer to a push that failed with `error`: its ``APNsReason``, or `InternalServerError`.

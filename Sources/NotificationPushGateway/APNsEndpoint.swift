@@ -67,11 +67,12 @@ public actor APNsEndpoint {
     ///   - logger: Where it logs.
     ///   - responder: Answers requests that pass the endpoint's own checks.
     ///   - batchResponder: Answers the requests of one read of an HTTP/2 connection's streams that pass the checks,
-    ///     one answer per request in order (``PushGateway/handle(batch:)``); `nil` to answer each with `responder`.
+    ///     one answer per request in order (``PushGateway/handle(batch:)``), or `nil` for a request `responder` is to
+    ///     answer on its own; `nil` to answer each with `responder`.
     public init(
         configuration: APNsEndpointConfiguration, logger: Logger = Logger(label: "OpenUserNotifications.apns"),
         responder: @escaping @Sendable (APNsRequest) async -> APNsResponse,
-        batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse])? = nil
+        batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse?])? = nil
     ) {
         self.configuration = configuration
         self.logger = logger

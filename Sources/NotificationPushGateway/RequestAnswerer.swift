@@ -20,9 +20,9 @@ final class RequestAnswerer: Sendable {
     }
 
     let responder: @Sendable (APNsRequest) async -> APNsResponse
-    /// Answers requests that arrived together, one answer per request in order (``answer(batch:connection:then:)``);
-    /// without it, each request is answered on its own.
-    let batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse])?
+    /// Answers requests that arrived together, one answer per request in order (``answer(batch:connection:then:)``),
+    /// `nil` for a request to answer on its own with ``responder``; without it, each request is answered on its own.
+    let batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse?])?
     let verifier: ProviderTokenVerifier?
     let maximumConcurrentRequests: Int
     let maximumRequestsPerTokenPerSecond: Int?
@@ -35,7 +35,7 @@ final class RequestAnswerer: Sendable {
 
     init(
         responder: @escaping @Sendable (APNsRequest) async -> APNsResponse,
-        batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse])? = nil, verifier: ProviderTokenVerifier?,
+        batchResponder: (@Sendable ([APNsRequest]) async -> [APNsResponse?])? = nil, verifier: ProviderTokenVerifier?,
         configuration: APNsEndpointConfiguration
     ) {
         self.responder = responder
@@ -135,8 +135,9 @@ final class RequestAnswerer: Sendable {
     ///
     /// Each request gets the answer ``answer(_:connection:then:)`` would give it: the endpoint's checks in arrival
     /// order, then one call of ``batchResponder`` for those that pass them. A request a fault rule applies to is
-    /// answered on its own (a rule may delay or hold it), with its answer delivered alone. Without a
-    /// ``batchResponder``, the responder answers each request in turn.
+    /// answered on its own (a rule may delay or hold it), with its answer delivered alone; so is one the batch
+    /// responder leaves out (`nil`: a push that waits for an app), by ``responder``. Without a ``batchResponder``,
+    /// each request is answered on its own.
     ///
     /// ```swift
     /// await answerer.answer(batch: requests, connection: connection) { answered in
@@ -199,16 +200,25 @@ final class RequestAnswerer: Sendable {
             }
         }
         if !forResponder.isEmpty {
-            let checked = forResponder.map(\.request)
-            let responses: [APNsResponse]
+            let responses: [APNsResponse?]
             if let batchResponder {
-                responses = await batchResponder(checked)
+                responses = await batchResponder(forResponder.map(\.request))
             } else {
-                var each: [APNsResponse] = []
-                for request in checked { each.append(await responder(request)) }
-                responses = each
+                responses = forResponder.map { _ in nil }
             }
-            for ((index, _), response) in zip(forResponder, responses) {
+            for ((index, checked), response) in zip(forResponder, responses) {
+                guard let response else {
+                    // Answered on its own: it may wait for an app, and the batch's other answers do not wait for it.
+                    admitted -= 1
+                    let request = requests[index]
+                    Task {
+                        let response = await responder(checked)
+                        log(request, response, connection: connection, received: received)
+                        await deliver([(index, response)])
+                        finish()
+                    }
+                    continue
+                }
                 log(requests[index], response, connection: connection, received: received)
                 answered.append((index, response))
             }

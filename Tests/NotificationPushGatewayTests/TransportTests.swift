@@ -203,6 +203,35 @@ struct TransportTests {
         await endpoint.stop()
     }
 
+    @Test(
+        "a request the batch responder leaves out is answered on its own: the others of the read do not wait for it",
+        .timeLimit(.minutes(1)))
+    func leftOutOfBatch() async throws {
+        let gate = Gate()
+        var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+        configuration.clock = Self.manualClock()
+        let endpoint = APNsEndpoint(configuration: configuration) { request in
+            if request.headers.contains(where: { $0 == Self.waits }) { await gate.wait() }
+            return .success(apnsID: UUID().uuidString.lowercased())
+        } batchResponder: { requests in
+            requests.map { request in
+                request.headers.contains(where: { $0 == Self.waits }) ? nil : .success(apnsID: UUID().uuidString.lowercased())
+            }
+        }
+        let port = try await endpoint.start()
+        let client = try await HTTP2TestClient.connect(port: port)
+        let waiting = Task { try await client.send(path: Self.path, headers: [Self.waits], body: Self.body) }
+        let others = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 { group.addTask { try await client.send(path: Self.path, headers: [], body: Self.body).status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(others == [200, 200, 200])
+        gate.open()
+        #expect(try await waiting.value.status == 200)
+        await client.close()
+        await endpoint.stop()
+    }
+
     @Test("more requests to one token within a second than allowed: 429 TooManyRequests", .timeLimit(.minutes(1)))
     func rate() async throws {
         let clock = Self.manualClock()

@@ -96,7 +96,9 @@ struct GatewayTests {
             APNsRequest(path: device, headers: [("apns-id", ids[3]), ("apns-topic", "com.example.other")], body: Self.body),
             APNsRequest(path: device, headers: [("apns-id", ids[4])], body: Data(#"{"aps":{"alert":"Two"}}"#.utf8)),
         ]
-        let responses = await gateway.handle(batch: requests)
+        let answered = await gateway.handle(batch: requests)
+        let responses = answered.compactMap { $0 }
+        try #require(responses.count == requests.count)
         #expect(responses.map(\.status) == [200, 400, 400, 400, 200])
         #expect(responses.map(\.apnsID) == ids)
         #expect(responses.map(\.reason) == [nil, .badDeviceToken, .payloadEmpty, .deviceTokenNotForTopic, nil])
@@ -107,6 +109,34 @@ struct GatewayTests {
             #expect(alone.reason == responses[index].reason && alone.apnsID == ids[index])
         }
         #expect(await gateway.handle(batch: []).isEmpty)
+    }
+
+    @Test("a batch leaves out the pushes that wait for an app (background, content-available, mutable-content), unasked")
+    func batchLeavesOutAppPushes() async throws {
+        let system = try makeSystem()
+        _ = try await system.center(for: "com.example.gw")
+        let token = try await system.scheduler.registerForRemoteNotifications(appID: "com.example.gw").token
+        let receiver = RecordingReceiver()
+        await system.scheduler.attachRemoteReceiver(receiver, appID: "com.example.gw")
+        let gateway = PushGateway(scheduler: system.scheduler)
+        let device = "/3/device/\(token.hex)"
+        let requests = [
+            APNsRequest(path: device, body: Data(#"{"aps":{"alert":"One"}}"#.utf8)),
+            APNsRequest(path: device, body: Data(#"{"aps":{"alert":"Fetch","content-available":1}}"#.utf8)),
+            APNsRequest(
+                path: device, headers: [("apns-push-type", "background"), ("apns-priority", "5")],
+                body: Data(#"{"aps":{"content-available":1},"feed":"b"}"#.utf8)),
+            APNsRequest(path: device, body: Data(#"{"aps":{"alert":"Edit","mutable-content":1}}"#.utf8)),
+            APNsRequest(path: device, body: Data(#"{"aps":{"alert":"Two"}}"#.utf8)),
+        ]
+        let responses = await gateway.handle(batch: requests)
+        #expect(responses.map { $0?.status } == [200, nil, nil, nil, 200])
+        #expect(receiver.count == 0)
+        #expect(system.presenter.presentations.map(\.body) == ["One", "Two"])
+        // Answered on their own, as the endpoint does with what a batch leaves out, they reach the app.
+        #expect(await gateway.handle(requests[1]).status == 200)
+        #expect(await gateway.handle(requests[2]).status == 200)
+        #expect(receiver.count == 2)
     }
 
     @Test("an unregistered token answers 410 Unregistered with the time in milliseconds")
