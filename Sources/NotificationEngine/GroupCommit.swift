@@ -38,17 +38,12 @@ final class GroupCommit: Sendable {
         var request: PendingRequest
         var kind: Kind
         var continuation: CheckedContinuation<Stored, any Error>
-        /// Whether the add's task runs on an executor of its own, which the store's writer thread may resume it on
-        /// (see ``startWriting(inline:)``).
-        var ownExecutor: Bool
     }
 
     /// Fires waiting to be recorded in the next transaction.
     private struct WaitingFires {
         var fires: [FireCompletion]
         var continuation: CheckedContinuation<[Int64], any Error>
-        /// As ``Waiting/ownExecutor``.
-        var ownExecutor: Bool
     }
 
     private struct State {
@@ -132,8 +127,7 @@ final class GroupCommit: Sendable {
         // Nothing is being written (so nothing waits), the last transaction was a lone add's too, and the caller's
         // task runs on an executor of its own: this request writes its own transaction, in the caller's task (see
         // writeAlone).
-        let ownExecutor = Self.callerHasOwnExecutor
-        let leads = ownExecutor && state.withLock { state in
+        let leads = Self.callerHasOwnExecutor && state.withLock { state in
             guard !state.writing, state.lastBatchCount <= 1 else { return false }
             state.writing = true
             state.lastBatchCount = 1
@@ -142,14 +136,13 @@ final class GroupCommit: Sendable {
         if leads { return try await writeAlone(request, kind: kind) }
         return try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLock { state in
-                state.waiting.append(
-                    Waiting(request: request, kind: kind, continuation: continuation, ownExecutor: ownExecutor))
+                state.waiting.append(Waiting(request: request, kind: kind, continuation: continuation))
                 guard !state.writing else { return false }
                 state.writing = true
                 return true
             }
             // The transaction in progress ended meanwhile: a task of its own writes what waits.
-            if starts { startWriting(inline: ownExecutor) }
+            if starts { Task { await self.writeUntilEmpty() } }
         }
     }
 
@@ -164,7 +157,6 @@ final class GroupCommit: Sendable {
     ///   transaction are stored or fail on their own).
     func record(_ fires: [FireCompletion]) async throws -> [Int64] {
         guard !fires.isEmpty else { return [] }
-        let ownExecutor = Self.callerHasOwnExecutor
         let alone = state.withLock { state in
             guard !state.writing else { return false }
             state.writing = true
@@ -178,18 +170,17 @@ final class GroupCommit: Sendable {
                 if !waits { state.writing = false }
                 return waits
             }
-            if handsOver { startWriting(inline: ownExecutor) }
+            if handsOver { Task { await self.writeUntilEmpty() } }
             return try outcome.historyIDs.get()
         }
         return try await withCheckedThrowingContinuation { continuation in
             let starts = state.withLock { state in
-                state.waitingFires.append(
-                    WaitingFires(fires: fires, continuation: continuation, ownExecutor: ownExecutor))
+                state.waitingFires.append(WaitingFires(fires: fires, continuation: continuation))
                 guard !state.writing else { return false }
                 state.writing = true
                 return true
             }
-            if starts { startWriting(inline: ownExecutor) }
+            if starts { Task { await self.writeUntilEmpty() } }
         }
     }
 
@@ -229,7 +220,7 @@ final class GroupCommit: Sendable {
             if !waits { state.writing = false }
             return waits
         }
-        if handsOver { startWriting(inline: true) }
+        if handsOver { Task { await self.writeUntilEmpty() } }
         let inserted = try result.get()
         try Self.checkAllowed(request, kind: kind, inserted)
         return Stored(
@@ -251,29 +242,15 @@ final class GroupCommit: Sendable {
         throw EngineError(.notificationsNotAllowed, "notifications are not allowed for \(request.appID)")
     }
 
-    /// Starts the task that writes what waits (``writeUntilEmpty(inline:)``).
-    ///
-    /// `inline` when the caller runs on an executor of its own (a daemon connection's event loop): the task then runs
-    /// on ``InlineTaskExecutor``, taking its first group in the caller's thread and going on in the store's writer
-    /// thread after each commit, with no thread of the global pool woken per group. Otherwise on the global pool, as
-    /// an add there waits for: an add on the global pool resumed from within a job on the writer's thread waited for
-    /// a pool thread for milliseconds (measured: `unotifyd-bench` figure 1, the embedded add's p50 1.7–2.8 ms
-    /// against 0.15–0.23 ms, four runs, docs/benchmarks.md, session 12), as the reverted attempts of session 10 found.
-    private func startWriting(inline: Bool) {
-        if inline {
-            Task(executorPreference: InlineTaskExecutor.shared) { await self.writeUntilEmpty(inline: true) }
-        } else {
-            Task { await self.writeUntilEmpty(inline: false) }
-        }
-    }
-
     /// Writes what waits, one transaction at a time, until nothing does: the leading run of waiting adds of the same
     /// kind, with every recording of fires waiting (recorded first, in the order they were handed over).
     ///
-    /// With `inline` (the task runs on ``InlineTaskExecutor``), the adds and recordings of a transaction are answered
-    /// from the thread that resumed the task, the store's writer, when each runs on an executor of its own; a
-    /// transaction with any other waiter is answered from a task on the global pool.
-    private func writeUntilEmpty(inline: Bool) async {
+    /// Tried and reverted (session 12): this task going on in the store's writer thread after each commit (a task
+    /// executor running its jobs where they are resumed), answering the adds there and handing the next group over
+    /// without a pool thread. The daemon's context switches per add fell (×0.86 at 8 clients), but groups were taken a
+    /// little earlier, so more transactions per add: CPU per add ×1.06 at 64 clients, no rate gain (docs/benchmarks.md,
+    /// "Daemon add, the p50 gap").
+    private func writeUntilEmpty() async {
         while true {
             let (batch, recordings) = state.withLock { state in
                 // The leading run of waiting adds of the same kind.
@@ -298,35 +275,22 @@ final class GroupCommit: Sendable {
                 } catch {
                     inserted = .failure(error)
                 }
-                if inline, batch.contains(where: { !$0.ownExecutor }) {
-                    Task { Self.resume(batch, with: inserted) }
-                } else {
-                    Self.resume(batch, with: inserted)
-                }
+                Self.resume(batch, with: inserted)
                 continue
             }
             let outcome = await writeWithFires(
                 recordings.flatMap(\.fires), batch.map(\.request), batch.first?.kind)
-            if inline, batch.contains(where: { !$0.ownExecutor }) || recordings.contains(where: { !$0.ownExecutor }) {
-                Task { Self.answer(batch, recordings, with: outcome) }
-            } else {
-                Self.answer(batch, recordings, with: outcome)
+            Self.resume(batch, with: outcome.insertion)
+            switch outcome.historyIDs {
+            case .success(let identifiers):
+                var rest = identifiers[...]
+                for recording in recordings {
+                    recording.continuation.resume(returning: Array(rest.prefix(recording.fires.count)))
+                    rest = rest.dropFirst(recording.fires.count)
+                }
+            case .failure(let error):
+                for recording in recordings { recording.continuation.resume(throwing: error) }
             }
-        }
-    }
-
-    /// Answers the adds and the recordings of fires of one transaction with what it did.
-    private static func answer(_ batch: [Waiting], _ recordings: [WaitingFires], with outcome: FiresAndInsertion) {
-        resume(batch, with: outcome.insertion)
-        switch outcome.historyIDs {
-        case .success(let identifiers):
-            var rest = identifiers[...]
-            for recording in recordings {
-                recording.continuation.resume(returning: Array(rest.prefix(recording.fires.count)))
-                rest = rest.dropFirst(recording.fires.count)
-            }
-        case .failure(let error):
-            for recording in recordings { recording.continuation.resume(throwing: error) }
         }
     }
 

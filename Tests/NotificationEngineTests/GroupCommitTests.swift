@@ -189,11 +189,11 @@ struct GroupCommitTests {
     @Test("on an executor of its own, lone adds write their own transactions; adds arriving meanwhile share the next")
     func writesAloneOnOwnExecutor() async throws {
         let writer = Writer()
-        // Which task wrote each transaction: the adding task on its executor, or the group commit's task.
-        let writtenBy = Mutex<[TaskPlace]>([])
+        // Whether each transaction was written by a task preferring an executor of its own (the adding task).
+        let onOwnExecutor = Mutex<[Bool]>([])
         let commit = GroupCommit(
             write: { requests, kind in
-                writtenBy.withLock { $0.append(TaskPlace.current) }
+                onOwnExecutor.withLock { $0.append(withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }) }
                 return try await writer.write(requests, kind: kind)
             },
             writeWithFires: { await writer.pass($0, $1, kind: $2) })
@@ -214,10 +214,9 @@ struct GroupCommitTests {
         let batches = writer.batches.withLock { $0 }
         #expect(batches.first == ["first"])
         #expect(Set(batches.dropFirst().joined()) == Set((1...5).map { "r\($0)" }))
-        // The first by its own task, the others by the group commit's task, which runs where it is resumed (the
-        // adds it answers prefer executors of their own).
-        #expect(writtenBy.withLock { $0 }.first == .ownExecutor)
-        #expect(writtenBy.withLock { $0 }.dropFirst().allSatisfy { $0 == .inline })
+        // The first by its own task, the others by the group commit's task on the pool.
+        #expect(onOwnExecutor.withLock { $0 }.first == true)
+        #expect(onOwnExecutor.withLock { $0 }.dropFirst().allSatisfy { !$0 })
         // After a shared transaction a lone add goes through the group commit's task; once lone adds follow one
         // another, each writes its own, and one of a denied app, or one whose transaction fails, is refused the same.
         _ = try await Task(executorPreference: executor) {
@@ -232,45 +231,7 @@ struct GroupCommitTests {
         writer.failing.withLock { $0 = ["bad"] }
         let failed = Task(executorPreference: executor) { try await commit.insert(Self.request("bad"), kind: Self.add) }
         await #expect(throws: EngineError.self) { try await failed.value }
-        #expect(writtenBy.withLock { $0 }.suffix(3) == [.inline, .ownExecutor, .ownExecutor])
-    }
-
-    @Test("adds from the global pool and from executors of their own in one transaction: each is answered, in order")
-    func mixedWaiters() async throws {
-        let writer = Writer()
-        let writtenBy = Mutex<[TaskPlace]>([])
-        let commit = GroupCommit(
-            write: { requests, kind in
-                writtenBy.withLock { $0.append(TaskPlace.current) }
-                return try await writer.write(requests, kind: kind)
-            },
-            writeWithFires: { await writer.pass($0, $1, kind: $2) })
-        let executor = QueueExecutor()
-        let first = Task(executorPreference: executor) {
-            try await commit.insert(Self.request("first"), kind: Self.add)
-        }
-        await offPool { writer.firstStarted.wait() }
-        // Waiting meanwhile: two on the executor, two on the pool; the transaction after the first holds all four and
-        // is written by the group commit's task in the thread that resumed it, which answers the pool's adds from a
-        // task on the pool.
-        var others: [Task<[PendingRequest], any Error>] = []
-        for index in 1...4 {
-            let request = Self.request("r\(index)")
-            others.append(
-                index.isMultiple(of: 2)
-                    ? Task { try await commit.insert(request, kind: Self.add) }
-                    : Task(executorPreference: executor) { try await commit.insert(request, kind: Self.add) })
-            for _ in 0..<2_000 where commit.waitingCount < index { try await Task.sleep(for: .milliseconds(1)) }
-        }
-        #expect(commit.waitingCount == 4)
-        writer.releaseFirst.signal()
-        _ = try await first.value
-        for task in others { #expect(try await task.value.isEmpty) }
-        #expect(writer.batches.withLock { $0 } == [["first"], ["r1", "r2", "r3", "r4"]])
-        #expect(writtenBy.withLock { $0 } == [.ownExecutor, .inline])
-        // From the pool, with nothing written, the group commit's task runs on the pool.
-        _ = try await Task.detached { try await commit.insert(Self.request("pool"), kind: Self.add) }.value
-        #expect(writtenBy.withLock { $0 }.last == .pool)
+        #expect(onOwnExecutor.withLock { $0 }.suffix(3) == [false, true, true])
     }
 
     static func fire(_ id: String) -> FireCompletion {
@@ -323,7 +284,6 @@ struct GroupCommitTests {
             for _ in 0..<2_000 where commit.waitingCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
             writer.releaseFirst.signal()
             _ = try await first.value
-            #expect(writer.batches.withLock { $0 }.last == ["fire:f-bad", "fire:f-ok", "p-bad"])
             if failing == "f-bad" {
                 await #expect(throws: EngineError.self) { try await recording.value }
                 _ = try await push.value
@@ -331,6 +291,8 @@ struct GroupCommitTests {
                 #expect(try await recording.value == [1, 2])
                 await #expect(throws: EngineError.self) { try await push.value }
             }
+            // Checked once both are answered: the first add is answered before the next transaction is written.
+            #expect(writer.batches.withLock { $0 }.last == ["fire:f-bad", "fire:f-ok", "p-bad"])
         }
     }
 
@@ -357,18 +319,6 @@ final class QueueExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-/// Where the current task runs: on the global pool, on ``InlineTaskExecutor``, or on another executor of its own.
-enum TaskPlace: Equatable, Sendable {
-    case pool, inline, ownExecutor
-
-    static var current: TaskPlace {
-        withUnsafeCurrentTask { task in
-            guard let executor = task?.unownedTaskExecutor else { return .pool }
-            return executor == InlineTaskExecutor.shared.asUnownedTaskExecutor() ? .inline : .ownExecutor
-        }
     }
 }
 
