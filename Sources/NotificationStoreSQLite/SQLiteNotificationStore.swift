@@ -415,7 +415,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// single writer's path. With a limit of 32, at 64 clients a third of the groups held more than 32 adds, and those
     /// waited a median of 0.46–0.50 ms (p90 1.1–1.2 ms) between being taken and their transaction's start, against
     /// 52–55 µs for the others: the low-priority threads get a core last on a machine the clients keep busy. With 128,
-    /// CPU per add at 64 clients ×0.88 (lower in 6 of 8 alternating pairs), adds per second ×1.08 (higher in 5 of 8)
+    /// CPU per add at 64 clients ×0.89 (lower in 8 of 11 alternating pairs), adds per second ×1.13 (higher in 7 of 11)
     /// (`unotifyd-bench` figure 2, docs/benchmarks.md, session 12).
     private static let inlineEncodingLimit = 128
 
