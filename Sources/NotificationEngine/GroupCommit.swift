@@ -295,6 +295,12 @@ final class GroupCommit: Sendable {
 
     /// Writes what waits, one transaction at a time, until nothing does: the leading run of waiting adds of the same
     /// kind, with every recording of fires waiting (recorded first, in the order they were handed over).
+    ///
+    /// Tried and reverted (session 12): this task going on in the store's writer thread after each commit (a task
+    /// executor running its jobs where they are resumed), answering the adds there and handing the next group over
+    /// without a pool thread. The daemon's context switches per add fell (×0.86 at 8 clients), but groups were taken a
+    /// little earlier, so more transactions per add: CPU per add ×1.06 at 64 clients, no rate gain (docs/benchmarks.md,
+    /// "Daemon add, the p50 gap").
     private func writeUntilEmpty() async {
         while true {
             let (batch, recordings) = state.withLock { state in

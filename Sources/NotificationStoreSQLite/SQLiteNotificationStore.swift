@@ -449,9 +449,16 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await insert(requests, cap: fallbackCap, at: date, leavingOutDenied: true, claimedUntil: leaseUntil)
     }
 
-    /// Batches up to this size are encoded on the caller's thread: handing one request to another thread costs more
-    /// than encoding it.
-    private static let inlineEncodingLimit = 32
+    /// Batches up to this size are encoded on the caller's thread; larger ones in pieces on ``BulkExecutor``'s threads,
+    /// at low priority. Handing one request to another thread costs more than encoding it.
+    ///
+    /// A group commit's batch holds one add per client waiting (the engine's `GroupCommit`), and its encoding is on the
+    /// single writer's path. With a limit of 32, at 64 clients a third of the groups held more than 32 adds, and those
+    /// waited a median of 0.46–0.50 ms (p90 1.1–1.2 ms) between being taken and their transaction's start, against
+    /// 52–55 µs for the others: the low-priority threads get a core last on a machine the clients keep busy. With 128,
+    /// CPU per add at 64 clients ×0.89 (lower in 8 of 11 alternating pairs), adds per second ×1.13 (higher in 7 of 11)
+    /// (`unotifyd-bench` figure 2, docs/benchmarks.md, session 12).
+    private static let inlineEncodingLimit = 128
 
     /// Stores a batch in one transaction; with `leaseUntil`, the rows are written claimed by this process until then,
     /// and the stored ones come back in ``PendingBatchInsertion/claimed``.
