@@ -456,7 +456,8 @@ public actor NotificationScheduler {
     ///
     /// The loop runs on a thread of its own (`LoopExecutor`, named `unotify-loop`), which the system clock's timer
     /// wakes directly at a due instant, at the real-time priority ``EngineConfiguration/loopRealtimePriority`` when
-    /// one is set and allowed. The thread ends when this returns.
+    /// one is set and allowed, else with the short scheduler slice ``EngineConfiguration/loopTimeSlice``. The thread
+    /// ends when this returns.
     ///
     /// ```swift
     /// let loop = Task { await scheduler.run() }
@@ -465,7 +466,9 @@ public actor NotificationScheduler {
     /// await loop.value  // held claims released
     /// ```
     public func run() async {
-        let executor = LoopExecutor(name: "unotify-loop", realtimePriority: configuration.loopRealtimePriority)
+        let executor = LoopExecutor(
+            name: "unotify-loop", realtimePriority: configuration.loopRealtimePriority,
+            timeSlice: configuration.loopTimeSlice)
         if let priority = configuration.loopRealtimePriority, await !executor.raisedPriority() {
             logger.notice(
                 "the delivery loop's thread keeps its normal priority: SCHED_FIFO was refused",
