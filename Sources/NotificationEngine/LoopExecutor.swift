@@ -132,7 +132,9 @@ final class LoopExecutor: TaskExecutor, Sendable {
                     let interval = deadline.timeIntervalSinceNow
                     Task {
                         do {
-                            if interval > 0 { try await Task.sleep(nanoseconds: UInt64(interval * 1e9)) }
+                            // At most a century (`Date.distantFuture` would overflow the nanoseconds).
+                            let seconds = min(interval, 100 * 366 * 86_400)
+                            if seconds > 0 { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
                             continuation.resume()
                         } catch {
                             continuation.resume(throwing: error)
