@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "NotificationEngine",
             dependencies: [
-                "NotificationModel", "NotificationLocalization", "NotificationLocation",
+                "NotificationModel", "NotificationLocalization", "NotificationLocation", "CNotificationPlatform",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

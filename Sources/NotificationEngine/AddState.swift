@@ -30,6 +30,20 @@ struct AddState: Sendable {
         return quietHeld.isEmpty || !quietHeld.contains(Self.heldKey(appID: appID, identifier: identifier))
     }
 
-    /// How ``quietHeld`` names a request: its app and identifier.
+    /// The requests the loop holds claimed ahead or has been handed stored claimed (pushes), by
+    /// ``heldKey(appID:identifier:)``, whether it sleeps or works; it may name some it no longer holds.
+    var heldKeys: Set<String> = []
+    /// Claims of the loop, and pushes being stored claimed for it, under way: their requests are not in ``heldKeys``
+    /// yet, and an add meanwhile may replace one of them.
+    var heldKeysPending = 0
+
+    /// Whether an add of this request, once stored, may have replaced a request the loop holds claimed ahead, so that
+    /// the loop must check its held requests against the store before presenting one: it names a held request, or a
+    /// claim of the loop (or a push stored claimed) is under way, whose requests are not known yet.
+    func mayReplaceHeld(appID: String, identifier: String) -> Bool {
+        heldKeysPending > 0 || heldKeys.contains(Self.heldKey(appID: appID, identifier: identifier))
+    }
+
+    /// How ``quietHeld`` and ``heldKeys`` name a request: its app and identifier.
     static func heldKey(appID: String, identifier: String) -> String { appID + "\u{0}" + identifier }
 }

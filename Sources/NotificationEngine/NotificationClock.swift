@@ -39,13 +39,16 @@ public struct SystemNotificationClock: NotificationClock {
 
     public var timeZone: TimeZone { zone() }
 
-    /// Sleeps on the concurrency pool's timer; within the delivery loop (``NotificationScheduler/run()``), on the
-    /// loop's own thread, which the kernel wakes at the deadline without a hop through the pool (`LoopExecutor`).
+    /// Within the delivery loop (``NotificationScheduler/run()``), sleeps on the loop's own thread, on a timer of the
+    /// wall clock that the kernel expires when the wall clock reaches `deadline` (`LoopExecutor`): on time after a
+    /// suspend of the machine or a set clock too. Elsewhere, sleeps on the concurrency pool's timer for the interval
+    /// from now to `deadline`, which counts on the continuous clock: it ends off by as much as the wall clock was set
+    /// meanwhile.
     public func sleep(until deadline: Date) async throws {
         let interval = deadline.timeIntervalSinceNow
         guard interval > 0 else { return }
         if let loop = LoopExecutor.current {
-            try await loop.sleep(until: .now() + interval)
+            try await loop.sleep(until: deadline)
         } else {
             try await Task.sleep(for: .seconds(interval))
         }

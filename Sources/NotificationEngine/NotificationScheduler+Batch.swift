@@ -64,7 +64,10 @@ extension NotificationScheduler {
             quiet.isQuiet(appID: request.appID, identifier: request.identifier, fireDate: request.nextFireDate)
         }
         if !discarded.isEmpty || !quietAdds {
-            wake.signal()
+            // Read after the commit: a claim that read a replaced request is under way or its requests are published.
+            wake.signal(
+                touchesHeld: !discarded.isEmpty
+                    || pending.contains { quiet.mayReplaceHeld(appID: $0.appID, identifier: $0.identifier) })
         }
         return BatchAddResult(added: pending.count, discarded: discarded)
     }

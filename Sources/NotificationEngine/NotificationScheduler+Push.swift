@@ -279,7 +279,12 @@ extension NotificationScheduler {
         // without claiming it in a transaction of its own; if the process dies first, the claim ends with its lease
         // (or when the next engine releases a dead process's claims) and the push is delivered then.
         let claims = acceptsClaimedPushes(appID: appID)
-        let generation = wake.generation
+        if claims {
+            // Until the push is handed to the loop, every add counts as one that may replace a held request.
+            addState.withLock { $0.heldKeysPending += 1 }
+        }
+        defer { if claims { addState.withLock { $0.heldKeysPending -= 1 } } }
+        let generation = wake.heldGeneration
         let stored: GroupCommit.Stored
         do {
             stored = try await commits.store(

@@ -143,12 +143,13 @@ public actor NotificationScheduler {
         }
         // The loop wakes at its planned instant and reads the store again then; but requests it holds, claimed ahead,
         // are checked against the store only after a signalled change, and this add may replace one of them.
-        if discardedByCap.isEmpty,
-            addState.withLock({ $0.isQuiet(appID: appID, identifier: spec.identifier, fireDate: fireDate) })
-        {
+        let state = addState.withLock { $0 }
+        if discardedByCap.isEmpty, state.isQuiet(appID: appID, identifier: spec.identifier, fireDate: fireDate) {
             return
         }
-        wake.signal()
+        // Read after the commit: a claim that read the replaced request is under way or its requests are published.
+        wake.signal(
+            touchesHeld: !discardedByCap.isEmpty || state.mayReplaceHeld(appID: appID, identifier: spec.identifier))
     }
 
     /// Refuses content that could be stored but not read back: `userInfo` nested too deeply, or holding numbers JSON
@@ -456,7 +457,8 @@ public actor NotificationScheduler {
     ///
     /// The loop runs on a thread of its own (`LoopExecutor`, named `unotify-loop`), which the system clock's timer
     /// wakes directly at a due instant, at the real-time priority ``EngineConfiguration/loopRealtimePriority`` when
-    /// one is set and allowed. The thread ends when this returns.
+    /// one is set and allowed, else with the short scheduler slice ``EngineConfiguration/loopTimeSlice``. The thread
+    /// ends when this returns.
     ///
     /// ```swift
     /// let loop = Task { await scheduler.run() }
@@ -465,7 +467,9 @@ public actor NotificationScheduler {
     /// await loop.value  // held claims released
     /// ```
     public func run() async {
-        let executor = LoopExecutor(name: "unotify-loop", realtimePriority: configuration.loopRealtimePriority)
+        let executor = LoopExecutor(
+            name: "unotify-loop", realtimePriority: configuration.loopRealtimePriority,
+            timeSlice: configuration.loopTimeSlice)
         if let priority = configuration.loopRealtimePriority, await !executor.raisedPriority() {
             logger.notice(
                 "the delivery loop's thread keeps its normal priority: SCHED_FIFO was refused",
@@ -526,9 +530,11 @@ public actor NotificationScheduler {
             let heldKeys = Set(held.map { entry in
                 AddState.heldKey(appID: entry.request.appID, identifier: entry.request.identifier)
             })
+            let handed = accepted.requests.map { AddState.heldKey(appID: $0.appID, identifier: $0.identifier) }
             addState.withLock { state in
                 state.quietUntil = quiet
                 state.quietHeld = heldKeys
+                state.heldKeys = heldKeys.union(handed)
             }
             await waitForWork(until: next, seen: seen)
             addState.withLock { state in
@@ -597,8 +603,11 @@ public actor NotificationScheduler {
     private func claimAhead(dueBy horizon: Date) async -> Int {
         guard configuration.claimAhead > 0, held.count < max(1, configuration.claimBatch) else { return 0 }
         let limit = max(1, configuration.claimBatch) - held.count
+        // Until the requests claimed are published, every add counts as one that may replace a held request.
+        addState.withLock { $0.heldKeysPending += 1 }
+        defer { publishHeldKeys(endingPending: true) }
         // Taken before the claim: a change signalled from here on may postdate what the claim read.
-        let generation = wake.generation
+        let generation = wake.heldGeneration
         let (store, clock, configuration, logger) = (self.store, self.clock, self.configuration, self.logger)
         let claimed = await presentingHeld { () -> [PendingRequest] in
             // Nothing falls due by the horizon, or nothing is dated: no write (see deliverDuePass).
@@ -657,7 +666,21 @@ public actor NotificationScheduler {
         addState.withLock { $0.quietUntil = nil }
         accepted.generation = accepted.requests.isEmpty ? generation : min(accepted.generation, generation)
         accepted.requests.append(request)
+        publishHeldKeys(endingPending: false)
         wake.signal()
+    }
+
+    /// Publishes the requests the loop holds and has been handed (``AddState/heldKeys``), for adds to tell whether
+    /// they may replace one; with `endingPending`, in the same step ends one claim (or push stored claimed) under way
+    /// (``AddState/heldKeysPending``).
+    private func publishHeldKeys(endingPending: Bool) {
+        let keys = Set((held.map(\.request) + accepted.requests).map {
+            AddState.heldKey(appID: $0.appID, identifier: $0.identifier)
+        })
+        addState.withLock { state in
+            state.heldKeys = keys
+            if endingPending { state.heldKeysPending -= 1 }
+        }
     }
 
     /// Moves the pushes stored claimed into `held`, soonest first; their app's state and categories are read when
@@ -720,11 +743,12 @@ public actor NotificationScheduler {
         return requests.map { HeldRequest(request: $0, prepared: byApp[$0.appID]) }
     }
 
-    /// Checks the held requests against the store after a change was signalled: a request removed or replaced is
+    /// Checks the held requests against the store after a change that may concern them was signalled
+    /// (``WakeSignal/heldGeneration``; not after an add that replaced none of them): a request removed or replaced is
     /// dropped, one whose fire date moved is released (the loop claims it again when it falls due), and the rest is
     /// read again for presenting.
     private func recheckHeld() async {
-        let generation = wake.generation
+        let generation = wake.heldGeneration
         guard !held.isEmpty, generation != heldCheckedAt else { return }
         let dates: [Int64: Date]
         do {

@@ -13,10 +13,11 @@ import Darwin
 /// Tells when the wall clock was set discontinuously: a manual change (`date -s`, `timedatectl set-time`), an NTP
 /// step, or a resume from suspend.
 ///
-/// The engine sleeps with `Task.sleep`, which counts on a monotonic clock; when the wall clock jumps, a sleep
-/// computed as "fire date minus now" ends at the wrong wall time. On a jump the daemon calls the scheduler's
-/// `storeDidChange()`, which wakes the loop so it recomputes its sleep from the new `now` (and delivers what became
-/// due).
+/// The engine's delivery loop sleeps on a wall-clock timer of its own (`CLOCK_REALTIME`, absolute), which the kernel
+/// expires at the right wall time after a jump anyway; its other sleeps (`Task.sleep`) count on a monotonic clock,
+/// and end at the wrong wall time after one. On a jump the daemon calls the scheduler's `storeDidChange()`, which
+/// wakes the loop so it reads the store again and recomputes its sleep from the new `now` at once (and delivers what
+/// became due).
 ///
 /// Linux only reports the jump to a timer that asks for it: the monitor creates a
 /// `timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC)`, arms it with

@@ -40,6 +40,9 @@ struct Options: Sendable {
     var stallClaimAhead: Double?
     /// 6: a `SCHED_FIFO` priority for the engine's loop thread (`EngineConfiguration.loopRealtimePriority`), if any.
     var stallLoopPriority: Int32?
+    /// 6: the loop thread's time slice in milliseconds (`EngineConfiguration.loopTimeSlice`; 0 for the kernel's
+    /// default), or nil for the engine's default.
+    var stallLoopSlice: Double?
     var stallReplanEvery = 1.0
 
     /// 5b's requests: every app × every components at least once, and a fifth of figure 5's.
@@ -51,7 +54,7 @@ struct Options: Sendable {
                               [--memory-rows N] [--replan-rows N] [--combinations N] [--spread-apps N]
                               [--stall-count N] [--stall-span S] [--stall-import-batch N]
                               [--stall-load replan,import] [--stall-claim-ahead S] [--stall-replan-every S]
-                              [--stall-loop-fifo PRIORITY]
+                              [--stall-loop-fifo PRIORITY] [--stall-loop-slice MS]
 
           1  add round trip p50/p99 through the daemon vs embedded NotificationScheduler.add
           2  sustained adds/s with 8 (--clients N) concurrent clients, as many apps, vs one client
@@ -113,6 +116,12 @@ struct Options: Sendable {
             case "--stall-import-batch": options.stallImportBatch = try integer()
             case "--stall-claim-ahead": options.stallClaimAhead = try seconds()
             case "--stall-loop-fifo": options.stallLoopPriority = Int32(try integer())
+            case "--stall-loop-slice":
+                let text = try value()
+                guard let milliseconds = Double(text), milliseconds >= 0 else {
+                    throw BenchError("--stall-loop-slice takes milliseconds, 0 for the kernel's default (got \(text))")
+                }
+                options.stallLoopSlice = milliseconds
             case "--stall-replan-every": options.stallReplanEvery = try seconds()
             case "--stall-load":
                 let loads = Set(try value().split(separator: ",").map(String.init))

@@ -72,6 +72,7 @@ func measureStalls(options: Options, folder: TemporaryFolder) async throws -> St
     var configuration = EngineConfiguration(pendingCap: nil)
     if let ahead = options.stallClaimAhead { configuration.claimAhead = ahead }
     configuration.loopRealtimePriority = options.stallLoopPriority
+    if let slice = options.stallLoopSlice { configuration.loopTimeSlice = slice > 0 ? slice / 1000 : nil }
     let scheduler = NotificationScheduler(store: store, clock: clock, presenter: presenter, configuration: configuration)
     try await scheduler.setAuthorization(appID: "bench.due", status: .authorized, options: [.alert, .sound, .badge])
     try await scheduler.setAuthorization(appID: "bench.import", status: .authorized, options: [.alert])

@@ -134,6 +134,62 @@ struct ClaimAheadTests {
         #expect(pending == ["import-0", "import-1", "import-2", "later", "tea"])
     }
 
+    @Test("an add that wakes the loop but replaces nothing it holds does not make it check its held requests again")
+    func heldCheckedOnlyForAddsReplacingThem() async throws {
+        let loop = try await holdTea()
+        defer { loop.cancel() }
+        await waitUntil { await engine.sleepingUntil != nil }
+        let (woken, checked) = (engine.wake.generation, engine.wake.heldGeneration)
+        // Due before "tea": the loop wakes to claim it, and "tea" needs no new check against the store.
+        try await engine.add(spec("soon", in: 0.1), appID: app)
+        #expect(engine.wake.generation == woken + 1)
+        #expect(engine.wake.heldGeneration == checked)
+        await waitUntil {
+            let held = await engine.heldCount
+            let sleeping = await engine.sleepingUntil
+            return held == 2 && sleeping != nil
+        }
+        let batch = [BatchRequest(appID: app, spec: spec("sooner", in: 0.05))]
+        _ = try await engine.add(contentsOf: batch)
+        #expect(engine.wake.generation == woken + 2)
+        #expect(engine.wake.heldGeneration == checked)
+        await waitUntil {
+            let held = await engine.heldCount
+            let sleeping = await engine.sleepingUntil
+            return held == 3 && sleeping != nil
+        }
+        // Replacing a held request, in a batch or alone: checked before any is presented.
+        _ = try await engine.add(contentsOf: [BatchRequest(appID: app, spec: spec("tea", in: 3_600, title: "second"))])
+        #expect(engine.wake.heldGeneration == checked + 1)
+        await waitUntil {
+            let held = await engine.heldCount
+            let sleeping = await engine.sleepingUntil
+            return held == 2 && sleeping != nil
+        }
+        try await engine.add(spec("soon", in: 7_200, title: "later"), appID: app)
+        #expect(engine.wake.heldGeneration == checked + 2)
+        await waitUntil {
+            let held = await engine.heldCount
+            let sleeping = await engine.sleepingUntil
+            return held == 1 && sleeping != nil
+        }
+        clock.advance(by: 0.25)
+        await waitUntil { !presenter.presentations.isEmpty }
+        await engine.deliverDue()
+        #expect(presenter.presentations.map(\.identifier) == ["sooner"])
+    }
+
+    @Test("while a claim of the loop is under way, every add counts as one that may replace a held request")
+    func claimUnderWayIsConservative() {
+        var state = AddState()
+        state.heldKeys = [AddState.heldKey(appID: "a", identifier: "held")]
+        #expect(state.mayReplaceHeld(appID: "a", identifier: "held"))
+        #expect(!state.mayReplaceHeld(appID: "a", identifier: "other"))
+        #expect(!state.mayReplaceHeld(appID: "b", identifier: "held"))
+        state.heldKeysPending = 1
+        #expect(state.mayReplaceHeld(appID: "a", identifier: "other"))
+    }
+
     @Test("a floating request held when the zone changes is released and fires at its new instant")
     func zoneChangeWhileHeld() async throws {
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])

@@ -1,4 +1,5 @@
 #if os(Linux)
+import CNotificationPlatform
 import Glibc
 #elseif os(macOS)
 import Darwin
@@ -41,6 +42,34 @@ enum ThreadPriority {
         var parameters = sched_param()
         parameters.sched_priority = priority
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+    }
+
+    /// Asks the kernel for a time slice of `seconds` for the calling thread (Linux 6.12 and later, EEVDF), keeping its
+    /// policy and nice value; no privilege is needed. A short slice (down to 0.1 ms) gives the thread an earlier
+    /// virtual deadline than a thread that has been running, so that when it wakes it preempts that thread instead
+    /// of waiting for the next scheduler tick; a long one (up to 100 ms) lets a thread run longer before it is
+    /// preempted.
+    /// - Returns: The slice the thread has afterwards, in seconds; `nil` where the kernel has no such request (before
+    ///   6.12, or on macOS), the thread is not of the normal policy (a real-time thread), or the call failed.
+    @discardableResult
+    static func requestCurrentThreadSlice(_ seconds: Double) -> Double? {
+        #if os(Linux)
+        let taken = CNPSetCurrentThreadSlice(UInt64(max(0, seconds) * 1e9))
+        return taken > 0 ? Double(taken) / 1e9 : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// The calling thread's time slice in seconds: the one it asked for (``requestCurrentThreadSlice(_:)``) or the
+    /// kernel's default; `nil` where the kernel reports none (before Linux 6.12, macOS) or the thread is real-time.
+    static var currentThreadSlice: Double? {
+        #if os(Linux)
+        let slice = CNPCurrentThreadSlice()
+        return slice > 0 ? Double(slice) / 1e9 : nil
+        #else
+        return nil
+        #endif
     }
 
     /// Lowers the calling thread's priority to the process's nice value plus `increment` (at most 19).
