@@ -311,8 +311,9 @@ extension NotificationScheduler {
     /// The pushes that are shown without a service extension are stored in one transaction
     /// (``GroupCommit/storeAll(_:kind:)``) and handed to the loop together; each gets its own outcome, or its own
     /// error, the others unaffected (a failed transaction fails all of its pushes, as it does pushes handed over one by
-    /// one that share it). Background pushes and pushes for a service extension go one by one through
-    /// ``deliverPush(_:appID:deliver:)``, before the others are stored.
+    /// one that share it). Background pushes and pushes with `mutable-content` go one by one through
+    /// ``deliverPush(_:appID:deliver:)``, in their place: the pushes before one are stored first, so that pushes with
+    /// the same collapse identifier replace each other in arrival order.
     ///
     /// ```swift
     /// let outcomes = await scheduler.deliverPushes([(push, "com.example.app")], deliver: false)
@@ -327,10 +328,14 @@ extension NotificationScheduler {
         var results = [Result<PushDeliveryOutcome, any Error>?](repeating: nil, count: pushes.count)
         let now = clock.now
         let generation = wake.generation
-        // The pushes stored together, by kind (whether the loop takes them claimed, per app).
+        // The pushes waiting to be stored together, by kind (whether the loop takes them claimed, per app).
         var groups: [(kind: GroupCommit.Kind, indices: [Int], requests: [PendingRequest])] = []
+        var claimed: [PendingRequest] = []
+        var changed = false
         for (index, (push, appID)) in pushes.enumerated() {
             if push.isBackground || push.mutableContent {
+                changed = await store(groups, of: pushes, at: now, into: &results, claiming: &claimed) || changed
+                groups = []
                 do { results[index] = .success(try await deliverPush(push, appID: appID, deliver: false)) } catch {
                     results[index] = .failure(error)
                 }
@@ -352,15 +357,36 @@ extension NotificationScheduler {
                 groups.append((kind, [index], [request]))
             }
         }
-        var claimed: [PendingRequest] = []
+        changed = await store(groups, of: pushes, at: now, into: &results, claiming: &claimed) || changed
+        for request in claimed { await holdAccepted(request, readAt: generation) }
+        if changed { storeDidChange() }
+        if deliver { await deliverDue() }
+        for (index, (push, appID)) in pushes.enumerated()
+        where push.contentAvailable && !push.isBackground && !push.mutableContent {
+            guard case .success(.scheduled) = results[index],
+                let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
+            else { continue }
+            _ = await receiver.didReceiveRemoteNotification(push)
+        }
+        return results.map { $0! }
+    }
+
+    /// Stores the groups of ``deliverPushes(_:deliver:)``, each in one call of the group commit, records each
+    /// push's result in `results` and appends the requests stored claimed by this process to `claimed`.
+    /// - Returns: Whether any request was stored unclaimed.
+    private func store(
+        _ groups: [(kind: GroupCommit.Kind, indices: [Int], requests: [PendingRequest])],
+        of pushes: [(push: RemoteNotification, appID: String)], at now: Date,
+        into results: inout [Result<PushDeliveryOutcome, any Error>?], claiming claimed: inout [PendingRequest]
+    ) async -> Bool {
         var changed = false
         for group in groups {
-            let stored = await commits.storeAll(group.requests, kind: group.kind)
-            for (index, result) in zip(group.indices, stored) {
+            let written = await commits.storeAll(group.requests, kind: group.kind)
+            for (index, result) in zip(group.indices, written) {
                 let (push, appID) = pushes[index]
                 switch result {
-                case .success(let stored):
-                    if let request = stored.claimed { claimed.append(request) } else { changed = true }
+                case .success(let written):
+                    if let request = written.claimed { claimed.append(request) } else { changed = true }
                     results[index] = .success(.scheduled)
                 case .failure(let error as EngineError) where error.code == .notificationsNotAllowed:
                     do { results[index] = .success(try await recordUnauthorized(push, appID: appID, at: now)) } catch {
@@ -371,17 +397,15 @@ extension NotificationScheduler {
                 }
             }
         }
-        for request in claimed { await holdAccepted(request, readAt: generation) }
-        if changed { storeDidChange() }
-        if deliver { await deliverDue() }
-        for index in groups.flatMap(\.indices) where pushes[index].push.contentAvailable {
-            let (push, appID) = pushes[index]
-            guard case .success(.scheduled) = results[index],
-                let receiver = RemoteReceiverRegistry.shared.receiver(self, appID: appID)
-            else { continue }
-            _ = await receiver.didReceiveRemoteNotification(push)
-        }
-        return results.map { $0! }
+        return changed
+    }
+
+    /// Whether ``deliverPush(_:appID:deliver:)`` asks the app before it returns: a background push, or one with
+    /// `content-available`, while the app's receiver (``attachRemoteReceiver(_:appID:)``) is attached. Such a push
+    /// may wait as long as the app takes to answer (a daemon's client: up to its answer timeout), so the APNs
+    /// endpoint answers it on its own rather than with the other pushes of a batch.
+    public nonisolated func asksApp(_ push: RemoteNotification, appID: String) -> Bool {
+        (push.isBackground || push.contentAvailable) && RemoteReceiverRegistry.shared.receiver(self, appID: appID) != nil
     }
 
     /// Records that a push was not shown because the app is denied notifications.

@@ -122,7 +122,8 @@ enum FastPayloadJSON {
             }
         }
 
-        /// A string without escapes or control characters, valid UTF-8, the cursor on its opening quote.
+        /// A string without escapes, control characters or U+FEFF (which JSONSerialization drops at a string's
+        /// start), valid UTF-8, the cursor on its opening quote.
         mutating func string() -> String? {
             guard peek == UInt8(ascii: "\"") else { return nil }
             let start = index + 1
@@ -133,7 +134,11 @@ enum FastPayloadJSON {
                 if byte == UInt8(ascii: "\"") { break }
                 // An escape, or a control character JSON does not allow unescaped: left to JSONSerialization.
                 if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                if byte >= 0x80 { ascii = false }
+                if byte >= 0x80 {
+                    ascii = false
+                    // U+FEFF (EF BB BF): left to JSONSerialization, which strips it at the start of a string.
+                    if byte == 0xEF, end + 2 < bytes.count, bytes[end + 1] == 0xBB, bytes[end + 2] == 0xBF { return nil }
+                }
                 end += 1
             }
             guard end < bytes.count else { return nil }
@@ -144,7 +149,7 @@ enum FastPayloadJSON {
             return String(validating: slice, as: UTF8.self)
         }
 
-        /// `true` or `false`, not followed by more letters.
+        /// `true` or `false` (what follows is the caller's to check: a `,`, `}` or `]`).
         mutating func word(_ text: StaticString) -> Bool {
             let count = text.utf8CodeUnitCount
             guard bytes.count - index >= count else { return false }
@@ -155,8 +160,10 @@ enum FastPayloadJSON {
         }
 
         /// A number in JSON's grammar: a whole number of 1 to 18 digits is an `Int` (on every platform, as
-        /// JSONSerialization makes it), one with a fraction or an exponent a finite `Double` (both read it correctly
-        /// rounded); longer whole numbers are left to JSONSerialization.
+        /// JSONSerialization makes it), one with a fraction or an exponent and at most 12 significant digits a finite
+        /// `Double`; longer whole numbers, and fractions of 13 digits or more (which JSONSerialization on Linux reads
+        /// a unit or two in the last place away from the correctly rounded double), are left to JSONSerialization,
+        /// so a payload's numbers do not depend on which of the two reads it.
         mutating func number() -> PropertyListValue? {
             let start = index
             var position = index
@@ -170,17 +177,23 @@ enum FastPayloadJSON {
             let digits = position - digitsStart
             guard digits >= 1, digits == 1 || bytes[digitsStart] != UInt8(ascii: "0") else { return nil }
             var whole = true
+            // Significant digits of the mantissa: the whole part's (without its leading zero) and the fraction's
+            // (without the zeros that lead it when the whole part is 0).
+            var significant = digits == 1 && bytes[digitsStart] == UInt8(ascii: "0") ? 0 : digits
             if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
                 whole = false
                 position += 1
                 let fraction = position
-                while position < bytes.count, Self.isDigit(bytes[position]) { position += 1 }
+                while position < bytes.count, Self.isDigit(bytes[position]) {
+                    if significant > 0 || bytes[position] != UInt8(ascii: "0") { significant += 1 }
+                    position += 1
+                }
                 guard position > fraction else { return nil }
             }
             if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
                 whole = false
                 position += 1
-                if position < bytes.count, [UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[position]) {
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                     position += 1
                 }
                 let exponent = position
@@ -192,6 +205,7 @@ enum FastPayloadJSON {
                 guard digits <= 18 else { return nil }
                 return .integer(bytes[start] == UInt8(ascii: "-") ? -value : value)
             }
+            guard significant <= 12 else { return nil }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
             guard let double = Double(text), double.isFinite else { return nil }
             return .double(double)

@@ -65,9 +65,10 @@ public struct PushGateway: Sendable {
     /// ``handle(_:)`` would give it, and the pushes that pass their checks are delivered in one call
     /// (``NotificationScheduler/deliverPushes(_:deliver:)``), with one wait for their transaction.
     ///
-    /// A push that may wait for an app (a background push, one with `content-available` or `mutable-content`: the
-    /// running app's receiver, or its service extension, is asked first) is left out and gets no answer here: the
-    /// caller answers it on its own with ``handle(_:)``, so that a slow app delays no other push of the batch.
+    /// A push that asks the running app before it is answered (``NotificationScheduler/asksApp(_:appID:)``: a
+    /// background push, or one with `content-available`, while the app's receiver is attached) is left out and gets
+    /// no answer here: the caller answers it on its own with ``handle(_:)``, so that a slow app delays no other push
+    /// of the batch.
     ///
     /// ```swift
     /// let responses = await gateway.handle(batch: requests)   // responses[i] answers requests[i], or is nil
@@ -100,8 +101,8 @@ public struct PushGateway: Sendable {
             }
             do {
                 let (notification, appID) = try destination(of: push, registration: registration.get())
-                if notification.isBackground || notification.contentAvailable || notification.mutableContent {
-                    continue  // answered on its own: an app is asked before it is answered
+                if scheduler.asksApp(notification, appID: appID) {
+                    continue  // answered on its own: the app is asked before it is answered
                 }
                 accepted.append((index, push.apnsID))
                 pushes.append((notification, appID))

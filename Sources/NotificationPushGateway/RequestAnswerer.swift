@@ -206,8 +206,9 @@ final class RequestAnswerer: Sendable {
             } else {
                 responses = forResponder.map { _ in nil }
             }
-            for ((index, checked), response) in zip(forResponder, responses) {
-                guard let response else {
+            for (position, (index, checked)) in forResponder.enumerated() {
+                // A responder that answered fewer requests than it was given leaves the rest to be answered alone.
+                guard let response = position < responses.count ? responses[position] : nil else {
                     // Answered on its own: it may wait for an app, and the batch's other answers do not wait for it.
                     admitted -= 1
                     let request = requests[index]
