@@ -561,6 +561,17 @@ struct DaemonTimeTests {
             "--localtime-path", localtime.path, "--timezone-path", etc.appendingPathComponent("timezone").path,
         ])
         defer { Task { await daemon.stop() } }
+        do {
+            try await zoneChange(daemon: daemon, etc: etc, localtime: localtime)
+        } catch {
+            // A one-off "connection to unotifyd was lost" in two full runs: say what the daemon did.
+            let status = daemon.isRunning ? "running" : "exited (\(daemon.command.map { "\($0.process.terminationStatus)" } ?? "?"))"
+            Issue.record("the daemon is \(status); its stderr: \(daemon.command?.stderr ?? "")")
+            throw error
+        }
+    }
+
+    private func zoneChange(daemon: DaemonProcess, etc: URL, localtime: URL) async throws {
         try await daemon.start(environment: ["TZ": ""])
         let client = DaemonBackend(socketPath: daemon.socket)
         let app = "com.example.zones"
@@ -575,13 +586,7 @@ struct DaemonTimeTests {
             try await client.add(RequestSpec(identifier: id, content: payload(id), trigger: trigger), appID: app)
         }
         func planned() async throws -> [String: Date] {
-            do {
-                return Dictionary(
-                    uniqueKeysWithValues: try await client.pendingRequests(appID: app).map { ($0.identifier, $0.nextFireDate!) })
-            } catch {
-                Issue.record("the daemon (running: \(daemon.isRunning)) said on stderr: \(daemon.command?.stderr ?? "")")
-                throw error
-            }
+            Dictionary(uniqueKeysWithValues: try await client.pendingRequests(appID: app).map { ($0.identifier, $0.nextFireDate!) })
         }
         func nextNine(in zone: String) -> Date {
             var calendar = Calendar(identifier: .gregorian)
