@@ -30,8 +30,12 @@ final class DaemonProcess: Sendable {
     /// Starts the daemon and waits (bounded) until it accepts connections.
     func start(environment extra: [String: String] = [:]) async throws {
         let command = try RunningCommand(
-            // No APNs endpoint: every daemon would try 127.0.0.1:2197 and all but one log that it is taken.
-            ["--log-level", "warning", "--apns-address", "off", "--web-address", "off"] + extraArguments,
+            // No APNs endpoint: every daemon would try 127.0.0.1:2197 and all but one log that it is taken. A hello
+            // deadline of 2 minutes: in a full run the test process's two pool threads can be busy for more than the
+            // default 10 s, and a client whose hello came late was dropped ("connection lost", session 12); the
+            // deadline's own test passes its own.
+            ["--log-level", "warning", "--apns-address", "off", "--web-address", "off", "--hello-deadline", "120"]
+                + extraArguments,
             environment: environment.merging(extra) { $1 },
             executable: "unotifyd")
         current.withLock { $0 = command }
