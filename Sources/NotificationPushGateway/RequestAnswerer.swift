@@ -108,15 +108,7 @@ final class RequestAnswerer: Sendable {
             log(request, response, connection: connection, received: received)
             return await deliver(response)
         }
-        let admitted: APNsReason? = state.withLock { state in
-            if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
-            if state.inFlight >= maximumConcurrentRequests {
-                return APNsReason.serviceUnavailable.with(detail: "too many requests at once")
-            }
-            state.inFlight += 1
-            return nil
-        }
-        if let admitted {
+        if let admitted = refusal() {
             let response = APNsResponse(reason: admitted, apnsID: id)
             log(request, response, connection: connection, received: received)
             return await deliver(response)
@@ -165,15 +157,7 @@ final class RequestAnswerer: Sendable {
         var ends: [APNsReason] = []
         var forResponder: [(index: Int, request: APNsRequest)] = []
         for (index, request) in requests.enumerated() {
-            let refusal: APNsReason? = state.withLock { state in
-                if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
-                if state.inFlight >= maximumConcurrentRequests {
-                    return APNsReason.serviceUnavailable.with(detail: "too many requests at once")
-                }
-                state.inFlight += 1
-                return nil
-            }
-            if let refusal {
+            if let refusal = refusal() {
                 let response = APNsResponse(reason: refusal, apnsID: ids[index])
                 log(request, response, connection: connection, received: received)
                 answered.append((index, response))
@@ -228,6 +212,19 @@ final class RequestAnswerer: Sendable {
         // A fatal answer ends the connection once it went out: GOAWAY with the reason, then close.
         for end in ends { connection.end(end) }
         finish(admitted)
+    }
+
+    /// Takes an in-flight slot for a request, or says why there is none: the endpoint drains, or as many requests as
+    /// allowed are in flight. A request that gets a slot gives it back through ``finish(_:)``.
+    private func refusal() -> APNsReason? {
+        state.withLock { state in
+            if state.draining { return APNsReason.shutdown.with(detail: "the endpoint is shutting down") }
+            if state.inFlight >= maximumConcurrentRequests {
+                return APNsReason.serviceUnavailable.with(detail: "too many requests at once")
+            }
+            state.inFlight += 1
+            return nil
+        }
     }
 
     /// Records a request and its answer in the request log, when there is one.
