@@ -53,11 +53,8 @@ public struct PushGateway: Sendable {
             let outcome = try await deliver(push)
             logger.debug("took a push", metadata: ["apns-id": "\(push.apnsID)", "outcome": "\(outcome.rawValue)"])
             return .success(apnsID: push.apnsID)
-        } catch let reason as APNsReason {
-            return APNsResponse(reason: reason, apnsID: push.apnsID)
         } catch {
-            logger.error("could not deliver a push: \(error)")
-            return APNsResponse(reason: APNsReason.internalServerError.with(detail: "\(error)"), apnsID: push.apnsID)
+            return answer(to: error, apnsID: push.apnsID)
         }
     }
 
