@@ -270,6 +270,63 @@ struct DaemonEndToEndTests {
         }
     }
 
+    /// Issue 11's "idle stays idle" for the daemon as it runs by default (both APNs endpoints and the web center on):
+    /// the request log's flusher used to wake every 100 ms per endpoint (about 75 context switches a second in all).
+    /// What is left is once a second: libdispatch's own tick and the web center's HTTP date (Hummingbird's
+    /// `DateCache`), each waking two or three threads, 8-11 switches in two seconds. A measurement over real time, so
+    /// it takes the quietest of three two-second windows and allows four times that.
+    @Test("an idle unotifyd serving both APNs environments and the web center does not wake every 100 ms", .timeLimit(.minutes(2)))
+    func idleDaemonStaysIdle() async throws {
+        let folder = try temporaryFolder("gw-daemon-idle")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let daemon = TestProcess()
+        daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
+        daemon.arguments = [
+            "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "127.0.0.1:0",
+            "--web-address", "127.0.0.1:0", "--log-level", "info",
+            "--socket", folder.appendingPathComponent("run/d.sock").path,
+            "--store", folder.appendingPathComponent("store.sqlite").path,
+        ]
+        daemon.environment = ProcessInfo.processInfo.environment.merging([
+            "XDG_RUNTIME_DIR": folder.appendingPathComponent("run").path,
+            "XDG_DATA_HOME": folder.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path,
+        ]) { $1 }
+        let pipe = Pipe()
+        daemon.standardOutput = pipe
+        daemon.standardError = pipe
+        let output = OutputWatch(pipe)
+        try daemon.run()
+        do {
+            for line in ["environment=production", "environment=development", "web center listening"] {
+                try #require(await output.wait(for: line, upTo: 60), "unotifyd did not start: \(output.text)")
+            }
+            var quietest = Int.max
+            for _ in 0..<3 {
+                let before = try contextSwitches(of: daemon.processIdentifier)
+                try await Task.sleep(for: .seconds(2))
+                quietest = min(quietest, try contextSwitches(of: daemon.processIdentifier) - before)
+            }
+            #expect(quietest <= 40, "context switches in the quietest 2 s window: \(quietest)")
+        } catch {
+            await killAndWait(daemon)
+            throw error
+        }
+        await killAndWait(daemon)
+    }
+
+    /// Voluntary and involuntary context switches of every thread of `pid`, from /proc.
+    private func contextSwitches(of pid: Int32) throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        return tasks.reduce(0) { sum, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return sum + status.split(separator: "\n").reduce(0) { sum, line in
+                guard line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") else { return sum }
+                return sum + (Int(line.split(separator: "\t").last ?? "") ?? 0)
+            }
+        }
+    }
+
     @Test("--apns-address off serves no endpoint; a remote address needs --apns-allow-remote")
     func options() async throws {
         let folder = try temporaryFolder("gw-daemon-options")

@@ -49,6 +49,31 @@ struct RequestLogTests {
         #expect(entries.map(\.id) == entries.map(\.id).sorted())
     }
 
+    @Test("while the endpoint runs, entries are written shortly after they arrive, batch after batch", .timeLimit(.minutes(1)))
+    func writesWhileRunning() async throws {
+        let store = try SQLiteNotificationStore()
+        let writes = Mutex(0)
+        let log = APNsRequestLog(keep: 100) { entries, keep in
+            writes.withLock { $0 += 1 }
+            try await store.appendAPNsLog(entries, keep: keep)
+        }
+        var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+        configuration.requestLog = log
+        let endpoint = APNsEndpoint(configuration: configuration) { _ in .success(apnsID: "5c8c7121-e20d-48fe-b2ea-281831b115d3") }
+        let client = try await HTTP2TestClient.connect(port: try await endpoint.start())
+        defer { Task { await endpoint.stop() } }
+        let body = Data(#"{"aps":{"alert":"Hi"}}"#.utf8)
+        func waitForEntries(_ count: Int) async throws {
+            while try await store.apnsLog(afterID: 0, limit: 10).count < count { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        _ = try await client.send(path: "/3/device/\(Self.token)", headers: [("apns-topic", "com.example.app")], body: body)
+        try await waitForEntries(1)  // written by the flusher: the endpoint still runs
+        _ = try await client.send(path: "/3/device/\(Self.token)", headers: [("apns-topic", "com.example.app")], body: body)
+        try await waitForEntries(2)  // a second batch after a quiet spell
+        #expect(writes.withLock { $0 } == 2)
+        await client.close()
+    }
+
     @Test("the ring keeps the newest entries; a reader continues after the last id it saw")
     func ring() async throws {
         let store = try SQLiteNotificationStore()
