@@ -82,7 +82,7 @@ struct DocSnippetTests {
             // Elided bodies (`...`) are Python's own placeholder, so the sample parses as written.
             input.fileHandleForWriting.write(Data(block.lines.joined(separator: "\n").utf8))
             try input.fileHandleForWriting.close()
-            process.waitUntilExit()
+            await process.exited()
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationStatus == 0, "\(block.location) does not parse: \(message)")
         }

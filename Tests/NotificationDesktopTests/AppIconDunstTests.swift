@@ -31,10 +31,10 @@ struct AppIconDunstTests {
             let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)
             try await center.add(UNNotificationRequest(identifier: "wake", content: content, trigger: trigger))
             await system.advance(by: 60)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
-            try desktop.dunstctl("close-all")
-            try await desktop.waitUntil("the notification is in dunst's history") { try !desktop.history().isEmpty }
-            let shown = try #require(try desktop.history().first)
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
+            try await desktop.dunstctl("close-all")
+            try await desktop.waitUntil("the notification is in dunst's history") { try await !desktop.history().isEmpty }
+            let shown = try #require(try await desktop.history().first)
             #expect(shown.summary == "Good morning")
             #expect(shown.appName == "Sunrise Alarm")
             #expect(shown.iconPath == folder.appendingPathComponent("AppIcon.png").standardizedFileURL.path)

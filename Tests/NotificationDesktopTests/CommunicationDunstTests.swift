@@ -45,13 +45,13 @@ struct CommunicationDunstTests {
             let push = RemoteNotification(payload: try APNsPayload.parse(Data(json.utf8)))
             #expect(try await system.scheduler.deliverPush(push, appID: Self.app) == .modifying)
             await system.scheduler.waitForServiceExtensions()
-            try await desktop.waitUntil("dunst shows the message") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the message") { try await desktop.displayedCount() == 1 }
             if let path = ProcessInfo.processInfo.environment["OPENUN_SCREENSHOT"], mode == .daemon {
-                try screenshot(desktop, to: path)
+                try await screenshot(desktop, to: path)
             }
-            try desktop.dunstctl("close-all")
-            try await desktop.waitUntil("the message is in dunst's history") { try !desktop.history().isEmpty }
-            let shown = try #require(try desktop.history().first)
+            try await desktop.dunstctl("close-all")
+            try await desktop.waitUntil("the message is in dunst's history") { try await !desktop.history().isEmpty }
+            let shown = try #require(try await desktop.history().first)
             #expect(shown.summary == "Ana Lima — Climbing crew")
             #expect(shown.body == "Rope and chalk are in the car. See you at 8!")
             #expect(shown.appName == Self.app)
@@ -67,14 +67,14 @@ struct CommunicationDunstTests {
     }
 
     /// Photographs the desktop's display with ImageMagick's `import`, cropped to dunst's corner.
-    func screenshot(_ desktop: PrivateDesktop, to path: String) throws {
+    func screenshot(_ desktop: PrivateDesktop, to path: String) async throws {
         guard let tool = SpawnedProcess.executable(named: "import") else { return }
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = ["-window", "root", "-crop", "354x148+670+40", "+repage", path]
         process.environment = desktop.environment
         try process.run()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 0)
     }
 }

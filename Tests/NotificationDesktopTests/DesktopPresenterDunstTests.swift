@@ -79,16 +79,16 @@ struct DesktopPresenterDunstTests {
             await presenter.present(
                 notification("plants", title: "Water the plants", body: "Tom & Jerry <3 100%%"),
                 options: [.banner, .sound], category: meeting)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
 
-            try desktop.dunstctl("close")
+            try await desktop.dunstctl("close")
             let response = try await firstElement(of: responses)
             #expect(
                 response
                     == Response(appID: Self.appID, identifier: "plants", action: ResponseSpec.dismissActionIdentifier))
 
-            try await desktop.waitUntil("the notification is in dunst's history") { try !desktop.history().isEmpty }
-            let history = try desktop.history()
+            try await desktop.waitUntil("the notification is in dunst's history") { try await !desktop.history().isEmpty }
+            let history = try await desktop.history()
             #expect(history.count == 1)
             #expect(history.first?.summary == "Water the plants")
             #expect(history.first?.body == "Tom &amp; Jerry &lt;3 100%")
@@ -102,9 +102,9 @@ struct DesktopPresenterDunstTests {
             await presenter.present(
                 notification("standup", title: "Meeting soon", body: "Standup in 5 min", category: "meeting"),
                 options: [.banner], category: meeting)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
 
-            try desktop.dunstctl("action", "0")
+            try await desktop.dunstctl("action", "0")
             let response = try await firstElement(of: responses)
             #expect(
                 response
@@ -117,18 +117,18 @@ struct DesktopPresenterDunstTests {
         try await withPresenter { desktop, presenter, responses in
             await presenter.present(
                 notification("gone", title: "Soon gone", body: "withdrawn"), options: [.banner], category: nil)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
 
             await presenter.withdraw(appID: Self.appID, identifiers: ["gone"])
-            try await desktop.waitUntil("dunst no longer shows it") { try desktop.displayedCount() == 0 }
+            try await desktop.waitUntil("dunst no longer shows it") { try await desktop.displayedCount() == 0 }
             #expect(await presenter.serverID(appID: Self.appID, identifier: "gone") == nil)
 
             // Signals arrive in order on the presenter's connection: if the withdrawal had answered anything, that
             // answer would come before this second notification's dismissal.
             await presenter.present(
                 notification("marker", title: "Marker", body: "dismissed"), options: [.banner], category: nil)
-            try await desktop.waitUntil("dunst shows the marker") { try desktop.displayedCount() == 1 }
-            try desktop.dunstctl("close")
+            try await desktop.waitUntil("dunst shows the marker") { try await desktop.displayedCount() == 1 }
+            try await desktop.dunstctl("close")
             let response = try await firstElement(of: responses)
             #expect(
                 response
@@ -147,15 +147,15 @@ struct DesktopPresenterDunstTests {
             let second = await presenter.serverID(appID: Self.appID, identifier: "score")
             #expect(first != nil)
             #expect(first == second)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
 
-            try desktop.dunstctl("close-all")
+            try await desktop.dunstctl("close-all")
             let response = try await firstElement(of: responses)
             #expect(
                 response
                     == Response(appID: Self.appID, identifier: "score", action: ResponseSpec.dismissActionIdentifier))
-            try await desktop.waitUntil("the notification is in dunst's history") { try !desktop.history().isEmpty }
-            let history = try desktop.history()
+            try await desktop.waitUntil("the notification is in dunst's history") { try await !desktop.history().isEmpty }
+            let history = try await desktop.history()
             #expect(history.map(\.body) == ["2 : 0"])
         }
     }
@@ -165,8 +165,8 @@ struct DesktopPresenterDunstTests {
         try await withPresenter { desktop, presenter, responses in
             await presenter.present(
                 notification("kept", title: "Kept", body: "in history"), options: [.banner], category: nil)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
-            try desktop.dunstctl("close")
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
+            try await desktop.dunstctl("close")
             _ = try await firstElement(of: responses)
 
             let connection = try DBusConnection(address: desktop.busAddress)

@@ -62,9 +62,9 @@ struct DesktopRoundTripTests {
                 UNNotificationRequest(
                     identifier: identifier, content: content,
                     trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)))
-            let shown = try desktop.displayedCount()
+            let shown = try await desktop.displayedCount()
             await system.advance(by: 60)
-            try await desktop.waitUntil("dunst shows \(identifier)") { try desktop.displayedCount() == shown + 1 }
+            try await desktop.waitUntil("dunst shows \(identifier)") { try await desktop.displayedCount() == shown + 1 }
         }
 
         /// Waits until the delegate has received `count` responses.
@@ -107,7 +107,7 @@ struct DesktopRoundTripTests {
     func defaultAction(mode: NotificationTestSystem.Mode) async throws {
         try await withRoundTrip(mode) { trip in
             try await trip.deliver("standup", category: "meeting")
-            try trip.desktop.dunstctl("action", "0")
+            try await trip.desktop.dunstctl("action", "0")
             #expect(try await trip.responses(count: 1) == ["standup \(UNNotificationDefaultActionIdentifier)"])
         }
     }
@@ -116,7 +116,7 @@ struct DesktopRoundTripTests {
     func customAction(mode: NotificationTestSystem.Mode) async throws {
         try await withRoundTrip(mode) { trip in
             try await trip.deliver("standup", category: "meeting")
-            try trip.desktop.dunstctl("context")
+            try await trip.desktop.dunstctl("context")
             #expect(try await trip.responses(count: 1) == ["standup snooze"])
         }
     }
@@ -128,15 +128,15 @@ struct DesktopRoundTripTests {
         try await withRoundTrip(mode) { trip in
             // Dismissed by the person (reason 2), category without .customDismissAction: no response.
             try await trip.deliver("quiet", category: "plain")
-            try trip.desktop.dunstctl("close")
-            try await trip.desktop.waitUntil("dunst closed it") { try trip.desktop.displayedCount() == 0 }
+            try await trip.desktop.dunstctl("close")
+            try await trip.desktop.waitUntil("dunst closed it") { try await trip.desktop.displayedCount() == 0 }
             // Removed by the app: CloseNotification (reason 3), no response.
             try await trip.deliver("removed", category: "meeting")
             trip.center.removeDeliveredNotifications(withIdentifiers: ["removed"])
-            try await trip.desktop.waitUntil("dunst closed it") { try trip.desktop.displayedCount() == 0 }
+            try await trip.desktop.waitUntil("dunst closed it") { try await trip.desktop.displayedCount() == 0 }
             // Dismissed by the person, category with .customDismissAction: the dismiss action.
             try await trip.deliver("standup", category: "meeting")
-            try trip.desktop.dunstctl("close")
+            try await trip.desktop.dunstctl("close")
             // Responses arrive in order, so had the first two answered anything it would come first.
             #expect(try await trip.responses(count: 1) == ["standup \(UNNotificationDismissActionIdentifier)"])
         }

@@ -206,7 +206,7 @@ struct DesktopSoundTests {
             try Self.tone().write(to: folder.appendingPathComponent("kettle.wav"))
             await presenter.present(
                 notification("kettle", sound: SoundSpec(name: "kettle.wav")), options: [.banner, .sound], category: nil)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
             #expect(try await sound.loudestSample(above: 0.5) > 0.5)
         }
     }
@@ -221,7 +221,7 @@ struct DesktopSoundTests {
             try Data("not a sound".utf8).write(to: folder.appendingPathComponent("broken.wav"))
             await presenter.present(
                 notification("broken", sound: SoundSpec(name: "broken.wav")), options: [.banner, .sound], category: nil)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
             #expect(try await sound.loudestSample(above: 0.05) > 0.05)
         }
     }
@@ -234,7 +234,7 @@ struct DesktopSoundTests {
             try Self.tone().write(to: folder.appendingPathComponent("kettle.wav"))
             await presenter.present(
                 notification("quiet", sound: SoundSpec(name: "kettle.wav")), options: [.banner], category: nil)
-            try await desktop.waitUntil("dunst shows the notification") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the notification") { try await desktop.displayedCount() == 1 }
             // A bounded listen: had the tone been started with the notification, it would be here within this.
             #expect(try await sound.loudestSample(above: 0.5, within: .seconds(2)) < 0.01)
         }

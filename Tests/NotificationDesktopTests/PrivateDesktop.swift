@@ -17,7 +17,7 @@ import TestPrograms
 /// let desktop = try PrivateDesktop()
 /// defer { desktop.stop() }
 /// let connection = try DBusConnection(address: desktop.busAddress)
-/// print(try desktop.dunstctl("count", "displayed"))
+/// print(try await desktop.dunstctl("count", "displayed"))
 /// ```
 final class PrivateDesktop {
     /// Whether the programs the suite needs are installed.
@@ -121,7 +121,7 @@ final class PrivateDesktop {
 
     /// Runs `dunstctl` against this desktop and returns its standard output.
     @discardableResult
-    func dunstctl(_ arguments: String...) throws -> String {
+    func dunstctl(_ arguments: String...) async throws -> String {
         let process = TestProcess()
         process.executableURL = SpawnedProcess.executable(named: "dunstctl").map(URL.init(fileURLWithPath:))
         process.arguments = arguments
@@ -130,8 +130,8 @@ final class PrivateDesktop {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await offPool { output.fileHandleForReading.readDataToEndOfFile() }
+        await process.exited()
         guard process.terminationStatus == 0 else {
             throw FixtureError("dunstctl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
         }
@@ -139,13 +139,13 @@ final class PrivateDesktop {
     }
 
     /// The number of notifications dunst shows now.
-    func displayedCount() throws -> Int {
-        try Int(dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    func displayedCount() async throws -> Int {
+        try await Int(dunstctl("count", "displayed").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     /// dunst's history (closed notifications, newest first): summary, body and app name of each.
-    func history() throws -> [HistoryItem] {
-        let json = try JSONSerialization.jsonObject(with: Data(dunstctl("history").utf8))
+    func history() async throws -> [HistoryItem] {
+        let json = try JSONSerialization.jsonObject(with: Data(await dunstctl("history").utf8))
         guard let root = json as? [String: Any], let data = root["data"] as? [[[String: Any]]] else {
             throw FixtureError("unexpected dunstctl history output")
         }
@@ -166,10 +166,10 @@ final class PrivateDesktop {
     /// Polls `condition` every 20 ms until it holds, failing after `timeout` (a bound for a broken setup: dunst
     /// answers in milliseconds).
     func waitUntil(
-        _ what: String, within timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+        _ what: String, within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
     ) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while try !condition() {
+        while try await !condition() {
             guard ContinuousClock.now < deadline else { throw FixtureError("timed out waiting until \(what)") }
             try await Task.sleep(for: .milliseconds(20))
         }

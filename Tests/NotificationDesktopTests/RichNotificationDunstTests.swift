@@ -29,12 +29,12 @@ struct RichNotificationDunstTests {
             let push = RemoteNotification(payload: try APNsPayload.parse(Data(json.utf8)))
             #expect(try await system.scheduler.deliverPush(push, appID: Self.app) == .modifying)
             await system.scheduler.waitForServiceExtensions()
-            try await desktop.waitUntil("dunst shows the photo") { try desktop.displayedCount() == 1 }
+            try await desktop.waitUntil("dunst shows the photo") { try await desktop.displayedCount() == 1 }
             let delivered = try #require(try await system.scheduler.deliveredNotifications(appID: Self.app).first)
             let stored = try #require(delivered.request.content.attachments.first?.url.path)
-            try desktop.dunstctl("close-all")
-            try await desktop.waitUntil("the photo is in dunst's history") { try !desktop.history().isEmpty }
-            let shown = try #require(try desktop.history().first)
+            try await desktop.dunstctl("close-all")
+            try await desktop.waitUntil("the photo is in dunst's history") { try await !desktop.history().isEmpty }
+            let shown = try #require(try await desktop.history().first)
             #expect(shown.summary == "New photo" && shown.body == "Sunrise at the lake")
             #expect(shown.iconPath == stored)
             #expect(FileManager.default.contents(atPath: shown.iconPath)

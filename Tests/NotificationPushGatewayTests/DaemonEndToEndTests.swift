@@ -12,15 +12,10 @@ func builtExecutable(_ name: String) throws -> String {
     return bundle.path
 }
 
-/// Ends a process with SIGKILL and waits for it on a thread of its own.
+/// Ends a process with SIGKILL and waits for it.
 func killAndWait(_ process: TestProcess) async {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    await withCheckedContinuation { continuation in
-        Thread {
-            process.waitUntilExit()
-            continuation.resume()
-        }.start()
-    }
+    await process.exited()
 }
 
 /// A child's standard output and error as they arrive, for tests that wait for a line to appear.

@@ -226,14 +226,9 @@ struct ClusterCrashTests {
         return identifiers
     }
 
-    /// Waits (on a thread of its own) until every process has exited.
+    /// Waits until every process has exited.
     static func waitForExit(_ processes: [TestProcess]) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                for process in processes { process.waitUntilExit() }
-                continuation.resume()
-            }.start()
-        }
+        for process in processes { await process.exited() }
     }
 
     /// A log file's text ("" when unreadable).

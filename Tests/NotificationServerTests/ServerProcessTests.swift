@@ -71,12 +71,8 @@ struct ServerProcessTests {
         let started = workers
         #expect(started.allSatisfy { $0.isRunning })
         for worker in started { kill(worker.processIdentifier, SIGTERM) }
-        let statuses = await withCheckedContinuation { continuation in
-            Thread {
-                for worker in started { worker.waitUntilExit() }
-                continuation.resume(returning: started.map(\.terminationStatus))
-            }.start()
-        }
+        for worker in started { await worker.exited() }
+        let statuses = started.map(\.terminationStatus)
         let logs = (0..<2).map { index in
             (try? String(contentsOf: side.folder.appendingPathComponent("worker-\(index).log"), encoding: .utf8)) ?? ""
         }
@@ -143,12 +139,7 @@ struct ServerProcessTests {
     /// Stops the worker with SIGTERM and returns its exit status.
     func stop(_ worker: TestProcess) async -> Int32 {
         kill(worker.processIdentifier, SIGTERM)
-        await withCheckedContinuation { continuation in
-            Thread {
-                worker.waitUntilExit()
-                continuation.resume()
-            }.start()
-        }
+        await worker.exited()
         return worker.terminationStatus
     }
 

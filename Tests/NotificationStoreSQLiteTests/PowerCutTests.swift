@@ -32,7 +32,7 @@ struct PowerCutTests {
         let text = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile()) }.start()
         }
-        process.waitUntilExit()
+        await process.exited()
         let report = String(decoding: text, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(report)")
         #expect(report.hasPrefix("1000 cuts: ") && report.contains(", 0 lost;"), "\(report)")

@@ -133,12 +133,7 @@ func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int3
     process.standardOutput = try FileHandle(forWritingTo: output)
     process.standardError = try FileHandle(forWritingTo: errors)
     try process.run()
-    await withCheckedContinuation { continuation in
-        Thread {
-            process.waitUntilExit()
-            continuation.resume()
-        }.start()
-    }
+    await process.exited()
     return (
         process.terminationStatus, try String(contentsOf: output, encoding: .utf8),
         try String(contentsOf: errors, encoding: .utf8)

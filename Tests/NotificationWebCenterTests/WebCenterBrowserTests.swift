@@ -194,13 +194,7 @@ final class LineReadingProcess: Sendable {
 
     /// Waits for the process to end, off the concurrency pool, and returns its status.
     func exitStatus() async -> Int32 {
-        let process = process
-        await withCheckedContinuation { continuation in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume()
-            }.start()
-        }
+        await process.exited()
         return process.terminationStatus
     }
 

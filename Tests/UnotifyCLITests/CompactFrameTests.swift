@@ -4,6 +4,7 @@ import NotificationEngine
 import NotificationModel
 import NotificationWire
 import Synchronization
+import TestPrograms
 import Testing
 
 #if os(Linux)

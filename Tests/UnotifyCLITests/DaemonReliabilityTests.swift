@@ -385,7 +385,7 @@ struct DaemonReliabilityTests {
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        await offPool { process.waitUntilExit() }
+        await process.exited()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -14,7 +14,7 @@ struct DebianPackageTests {
 
     /// Runs a program to its end, with `environment` added to a minimal one (no LD_LIBRARY_PATH, no toolchain).
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws
         -> (status: Int32, output: String)
     {
         let process = TestProcess()
@@ -26,63 +26,63 @@ struct DebianPackageTests {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = await offPool { pipe.fileHandleForReading.readDataToEndOfFile() }
+        await process.exited()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// Unpacks the package into a new folder.
-    static func unpacked() throws -> URL {
+    static func unpacked() async throws -> URL {
         let deb = try #require(package)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("deb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let extraction = try run("/usr/bin/dpkg", ["-x", deb.path, root.path])
+        let extraction = try await run("/usr/bin/dpkg", ["-x", deb.path, root.path])
         try #require(extraction.status == 0, "\(extraction.output)")
         return root
     }
 
     @Test("the installed unotify and unotifyd run without the toolchain and answer --help")
-    func commandsRun() throws {
-        let root = try Self.unpacked()
+    func commandsRun() async throws {
+        let root = try await Self.unpacked()
         defer { try? FileManager.default.removeItem(at: root) }
-        let help = try Self.run(root.appendingPathComponent("usr/bin/unotify").path, ["--help"])
+        let help = try await Self.run(root.appendingPathComponent("usr/bin/unotify").path, ["--help"])
         #expect(help.status == 0, "\(help.output)")
         #expect(help.output.contains("USAGE: unotify") && help.output.contains("add"))
-        let daemonHelp = try Self.run(root.appendingPathComponent("usr/bin/unotifyd").path, ["--help"])
+        let daemonHelp = try await Self.run(root.appendingPathComponent("usr/bin/unotifyd").path, ["--help"])
         #expect(daemonHelp.status == 0 && daemonHelp.output.contains("USAGE: unotifyd"), "\(daemonHelp.output)")
         // Linked statically: no Swift runtime library is loaded from outside the package.
-        let libraries = try Self.run("/usr/bin/ldd", [root.appendingPathComponent("usr/bin/unotify").path])
+        let libraries = try await Self.run("/usr/bin/ldd", [root.appendingPathComponent("usr/bin/unotify").path])
         #expect(!libraries.output.contains("libswiftCore") && !libraries.output.contains("not found"), "\(libraries.output)")
-        let depends = try Self.run("/usr/bin/dpkg-deb", ["-f", try #require(Self.package).path, "Depends"])
+        let depends = try await Self.run("/usr/bin/dpkg-deb", ["-f", try #require(Self.package).path, "Depends"])
         #expect(depends.output.contains("libsqlite3"), "\(depends.output)")
     }
 
     @Test("man finds unotify(1) and unotifyd(1), by file and through MANPATH")
-    func manPages() throws {
-        let root = try Self.unpacked()
+    func manPages() async throws {
+        let root = try await Self.unpacked()
         defer { try? FileManager.default.removeItem(at: root) }
         let manual = root.appendingPathComponent("usr/share/man")
-        let byFile = try Self.run(
+        let byFile = try await Self.run(
             "/usr/bin/man", ["-l", manual.appendingPathComponent("man1/unotify.1.gz").path], environment: ["MANPAGER": "cat"])
         #expect(byFile.status == 0, "\(byFile.output)")
         #expect(byFile.output.contains("unotify") && byFile.output.contains("--attachment"))
-        let byName = try Self.run("/usr/bin/man", ["unotifyd"], environment: ["MANPATH": manual.path, "MANPAGER": "cat"])
+        let byName = try await Self.run("/usr/bin/man", ["unotifyd"], environment: ["MANPATH": manual.path, "MANPAGER": "cat"])
         #expect(byName.status == 0 && byName.output.contains("unotifyd"), "\(byName.output)")
     }
 
     @Test("bash loads the completion script and completes unotify's subcommands; zsh's and fish's are there")
-    func completions() throws {
-        let root = try Self.unpacked()
+    func completions() async throws {
+        let root = try await Self.unpacked()
         defer { try? FileManager.default.removeItem(at: root) }
         let script = root.appendingPathComponent("usr/share/bash-completion/completions/unotify").path
-        let loaded = try Self.run("/bin/bash", ["-c", "source '\(script)' && complete -p unotify"])
+        let loaded = try await Self.run("/bin/bash", ["-c", "source '\(script)' && complete -p unotify"])
         #expect(loaded.status == 0 && loaded.output.contains("-F _unotify"), "\(loaded.output)")
         // What bash does on `unotify <TAB>`: the completion function fills COMPREPLY.
         let completing = #"""
             source "$0"; COMP_WORDS=(unotify ""); COMP_CWORD=1; COMP_LINE="unotify "; COMP_POINT=${#COMP_LINE}
             _unotify; printf '%s\n' "${COMPREPLY[@]}"
             """#
-        let offered = try Self.run("/bin/bash", ["-c", completing, script])
+        let offered = try await Self.run("/bin/bash", ["-c", completing, script])
         let words = Set(offered.output.split(separator: "\n").map(String.init))
         #expect(["add", "list", "delivered", "remove", "watch"].allSatisfy(words.contains), "\(offered.output)")
         for path in ["usr/share/zsh/vendor-completions/_unotify", "usr/share/fish/vendor_completions.d/unotify.fish"] {
@@ -93,7 +93,7 @@ struct DebianPackageTests {
 
     @Test("the systemd user units start the installed daemon on the socket the installed unotify finds")
     func units() async throws {
-        let root = try Self.unpacked()
+        let root = try await Self.unpacked()
         defer { try? FileManager.default.removeItem(at: root) }
         let units = root.appendingPathComponent("usr/lib/systemd/user")
         let service = try String(contentsOf: units.appendingPathComponent("unotifyd.service"), encoding: .utf8)
@@ -126,13 +126,13 @@ struct DebianPackageTests {
         // The installed unotify, with nothing but the runtime folder, reaches that daemon.
         let unotify = root.appendingPathComponent("usr/bin/unotify").path
         let environment = ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path]
-        let added = try Self.run(
+        let added = try await Self.run(
             unotify, ["--mode", "daemon", "--app", "com.example.deb", "add", "--in", "1h", "--title", "From the package"],
             environment: environment)
         #expect(added.status == 0, "\(added.output)")
-        let listed = try Self.run(unotify, ["--mode", "daemon", "--app", "com.example.deb", "list"], environment: environment)
+        let listed = try await Self.run(unotify, ["--mode", "daemon", "--app", "com.example.deb", "list"], environment: environment)
         #expect(listed.status == 0 && listed.output.contains("From the package"), "\(listed.output)")
-        let status = try Self.run(unotify, ["--mode", "daemon", "status"], environment: environment)
+        let status = try await Self.run(unotify, ["--mode", "daemon", "status"], environment: environment)
         #expect(status.output.contains("\(pid)"), "\(status.output)")
     }
 

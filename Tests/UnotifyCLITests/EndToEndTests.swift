@@ -13,14 +13,6 @@ func builtExecutable(_ name: String) throws -> URL {
     return debug
 }
 
-/// Runs a blocking call on a thread of its own, so that it never holds one of the few threads Swift concurrency
-/// has (two on a two-core machine): a test blocked in `waitUntilExit` there can starve the very tasks it waits for.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 /// A running `unotify` process whose output is collected as it arrives.
 final class RunningCommand: Sendable {
     let process: TestProcess
@@ -77,7 +69,7 @@ final class RunningCommand: Sendable {
     /// Waits for the process to end, off the concurrency pool.
     func waitForExit() async {
         let process = process
-        await offPool { process.waitUntilExit() }
+        await process.exited()
     }
 }
 

@@ -112,8 +112,8 @@ struct ImportCommandTests {
         try process.run()
         input.fileHandleForWriting.write(Data(lines.joined(separator: "\n").utf8))
         try input.fileHandleForWriting.close()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let printed = await offPool { output.fileHandleForReading.readDataToEndOfFile() }
+        await process.exited()
         #expect(process.terminationStatus == 0)
         let summary = try #require(try JSONSerialization.jsonObject(with: printed) as? [String: Any])
         #expect(summary["imported"] as? Int == 25 && summary["apps"] as? Int == 1)

@@ -42,6 +42,8 @@ public final class TestProcess: @unchecked Sendable {
     private struct State {
         var pid: pid_t = 0
         var status: Int32?
+        /// Callers of ``exited()`` waiting for the child to end.
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
     private let ended = DispatchSemaphore(value: 0)
@@ -107,13 +109,33 @@ public final class TestProcess: @unchecked Sendable {
         let thread = Thread { [self] in
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
-            state.withLock { $0.status = raw }
+            let waiters = state.withLock { state in
+                state.status = raw
+                defer { state.waiters = [] }
+                return state.waiters
+            }
             ended.signal()
+            for waiter in waiters { waiter.resume() }
         }
         thread.start()
     }
 
-    /// Blocks until the child has ended (at once if it has).
+    /// Suspends until the child has ended (at once if it has), holding no thread meanwhile: the way for a test's
+    /// async code to wait. ``waitUntilExit()`` blocks its thread, and a test blocked on one of the concurrency pool's
+    /// threads (two on a two-core machine) starves every other test's tasks for as long as the child runs.
+    public func exited() async {
+        guard processIdentifier != 0 else { return }
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { state in
+                if state.status != nil { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// Blocks until the child has ended (at once if it has). In async code, ``exited()``.
     public func waitUntilExit() {
         guard processIdentifier != 0 else { return }
         ended.wait()

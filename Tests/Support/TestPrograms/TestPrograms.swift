@@ -61,6 +61,22 @@ public func runProgram(
     }
 }
 
+/// Runs a blocking call (reading a pipe to its end, a synchronous child process) on a thread of its own, so that it
+/// never holds one of the few threads Swift concurrency has (two on a two-core machine): a test blocked there starves
+/// the very tasks it waits for, and every other test's.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// ``offPool(_:)`` for a call that cannot fail.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// A new folder under /tmp, `name` and a random suffix; the caller removes it.
 public func temporaryFolder(_ name: String) throws -> URL {
     let folder = URL(fileURLWithPath: "/tmp/\(name)-\(UUID().uuidString.prefix(8))")
