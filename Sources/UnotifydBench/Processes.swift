@@ -73,6 +73,11 @@ final class SpawnedDaemon: Sendable {
             [
                 "--socket", socketPath, "--store", self.storePath, "--pending-cap", "off", "--log-level", "warning",
                 "--max-connections-per-peer", "1024",  // figure 2 opens one connection per client
+                // Both APNs endpoints, as a default daemon serves them, on ports of their own: on the default ports
+                // only the first daemon of a run got them (and their request log's 100 ms timer, session 13). The
+                // web center stays off: its HTTP stack (Hummingbird's date cache) ticks once a second, and figure 3
+                // measures the engine's wake-ups.
+                "--apns-address", "127.0.0.1:0", "--apns-production-address", "127.0.0.1:0", "--web-address", "off",
             ], label: "unotifyd \(name)", logPath: folder.file("\(name).log"))
         let deadline = ContinuousClock.now + .seconds(60)
         while !DaemonBackend.isListening(at: socketPath) {
