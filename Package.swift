@@ -306,7 +306,10 @@ let package = Package(
         .testTarget(name: "SeedTranslationTests", dependencies: ["OpenUserNotificationsShim", "OpenUserNotificationsTesting"]),
         .testTarget(
             name: "UnotifyCLITests",
-            dependencies: ["UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting", "TestPrograms"]),
+            dependencies: [
+                "UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting", "TestPrograms",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "NotificationWebCenterTests",
             dependencies: [

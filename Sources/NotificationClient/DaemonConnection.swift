@@ -24,9 +24,10 @@ public actor DaemonConnection {
     private struct Link {
         /// The writer task's queue: the hello and the answers to the daemon's events.
         var outgoing: AsyncStream<ClientMessage>.Continuation
-        /// The socket: requests are written to it directly, which spares each request a hand-over to the writer task
-        /// (requests need no back-pressure here: each waits for its reply, and the daemon reads at most a few ahead).
-        var channel: any Channel
+        /// Where every frame of the connection goes, requests straight from their callers, which spares each request
+        /// a hand-over to the writer task and to the event loop (requests need no back-pressure here: each waits for
+        /// its reply, and the daemon reads at most a few ahead).
+        var writer: SocketWriter
         var generation: UInt64
         /// Whether the daemon agreed on protocol version 2: adds go as ``CompactFrame``s where they fit.
         var compact: Bool
@@ -86,9 +87,9 @@ public actor DaemonConnection {
             return try await withCheckedThrowingContinuation { continuation in
                 switch replies.register(id, continuation, deadline: deadline, requiringLink: true) {
                 case .notConnected: continuation.resume(throwing: NotConnected())
-                case .registered(let channel, let startWatch):
+                case .registered(let writer, let startWatch):
                     if startWatch { Task { await self.watchReplies() } }
-                    channel?.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
+                    writer?.write(frame)
                 }
             }
         } catch is NotConnected {
@@ -118,7 +119,7 @@ public actor DaemonConnection {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 wait(id, continuation)
-                link.channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
+                link.writer.write(frame)
             }
         } catch let failure as WireFailure {
             throw EngineError(EngineError.Code(name: failure.code) ?? .invalidArgument, failure.message)
@@ -188,6 +189,7 @@ public actor DaemonConnection {
         extensionHost = nil
         contentExtension = nil
         reconnecting?.cancel()
+        // The writer task sends what is queued, then closes the channel, whose router closes the socket writer.
         if case .connected(let link) = state { link.outgoing.finish() }
         state = .disconnected
         replies.disconnect()
@@ -208,7 +210,7 @@ public actor DaemonConnection {
                 let link = try await task.value
                 state = .connected(link)
                 replies.connect(
-                    ReplyTable.Link(channel: link.channel, generation: link.generation, compact: link.compact))
+                    ReplyTable.Link(writer: link.writer, generation: link.generation, compact: link.compact))
                 if foreground != nil { try? await sendAttach(.attach, link) }
                 if remoteReceiver != nil { try? await sendAttach(.attachRemoteReceiver, link) }
                 if extensionHost != nil { try? await sendAttach(.attachServiceExtension, link) }
@@ -232,23 +234,15 @@ public actor DaemonConnection {
         let frame = try WireProtocol.encode(ClientMessage.request(id: id, request))
         _ = try await withCheckedThrowingContinuation { continuation in
             wait(id, continuation)
-            link.channel.writeAndFlush(ByteBuffer(bytes: frame), promise: nil)
+            link.writer.write(frame)
         }
     }
 
     /// Connects, says hello, and starts the reader and writer.
     private func open(generation: UInt64) async throws -> Link {
-        let replies = replies
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(5))
-            .connect(unixDomainSocketPath: socketPath) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.wrappedForWireProtocol(
-                        maximumMessageSize: WireProtocol.maximumReplySize, lineHandler: ReplyRouter(replies))
-                }
-            }
+        let (channel, writer) = try await Self.connect(socketPath, replies: replies)
         let (outgoing, sink) = AsyncStream<ClientMessage>.makeStream()
-        Task { await self.pump(channel, outgoing: outgoing, generation: generation) }
+        Task { await self.pump(channel, writer: writer, outgoing: outgoing, generation: generation) }
         let timer = Task { [replyTimeout] in
             try await Task.sleep(for: replyTimeout)
             self.welcomeTimedOut(generation: generation)
@@ -266,12 +260,58 @@ public actor DaemonConnection {
             try? await channel.channel.close()
             throw error
         }
-        return Link(outgoing: sink, channel: channel.channel, generation: generation, compact: version >= 2)
+        return Link(outgoing: sink, writer: writer, generation: generation, compact: version >= 2)
+    }
+
+    /// Connects to the daemon's socket: the channel that reads the connection, and the writer of its frames.
+    ///
+    /// On Linux the socket is connected by hand and handed to NIO, and the writer sends on a duplicate of its
+    /// descriptor from the callers' threads (``SocketWriter``); elsewhere NIO connects and the writer writes through
+    /// the channel.
+    private static func connect(_ socketPath: String, replies: ReplyTable) async throws -> (
+        NIOAsyncChannel<ByteBuffer, ByteBuffer>, SocketWriter
+    ) {
+        @Sendable func initialize(_ channel: any Channel, _ writer: SocketWriter) -> EventLoopFuture<
+            NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        > {
+            channel.eventLoop.makeCompletedFuture {
+                writer.attach(channel)
+                return try channel.wrappedForWireProtocol(
+                    maximumMessageSize: WireProtocol.maximumReplySize,
+                    lineHandler: ReplyRouter(replies, writer: writer))
+            }
+        }
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        #if os(Linux)
+        let socket = try await UnixSocket.connect(path: socketPath, timeout: .seconds(5))
+        let duplicate: CInt
+        do {
+            duplicate = try UnixSocket.duplicate(socket)
+        } catch {
+            UnixSocket.close(socket)
+            throw error
+        }
+        let writer = SocketWriter(descriptor: duplicate)
+        do {
+            return (try await bootstrap.withConnectedSocket(socket) { initialize($0, writer) }, writer)
+        } catch {
+            writer.close()
+            throw error
+        }
+        #elseif os(macOS)
+        let writer = SocketWriter(descriptor: nil)
+        let channel = try await bootstrap.connectTimeout(.seconds(5))
+            .connect(unixDomainSocketPath: socketPath) { initialize($0, writer) }
+        return (channel, writer)
+        #else
+        #error("DaemonConnection.connect: unsupported operating system")
+        #endif
     }
 
     /// Runs the connection until it closes, then fails what waits on it.
     private nonisolated func pump(
-        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, outgoing: AsyncStream<ClientMessage>, generation: UInt64
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, writer: SocketWriter, outgoing: AsyncStream<ClientMessage>,
+        generation: UInt64
     ) async {
         do {
             try await channel.executeThenClose { inbound, outbound in
@@ -280,7 +320,7 @@ public actor DaemonConnection {
                         for await message in outgoing {
                             // An answer the wire cannot carry is dropped; the daemon's own deadline covers it.
                             guard let bytes = try? WireProtocol.encode(message) else { continue }
-                            try await outbound.write(ByteBuffer(bytes: bytes))
+                            writer.write(bytes)
                         }
                         // The stream ends only when the app closes the connection (`close()`): close the socket, so
                         // the daemon sees the app leave now rather than when its process exits (the channel does not

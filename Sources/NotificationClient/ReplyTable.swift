@@ -1,4 +1,3 @@
-import NIOCore
 import NotificationWire
 import Synchronization
 
@@ -8,7 +7,7 @@ import Synchronization
 ///
 /// ```swift
 /// let replies = ReplyTable()
-/// replies.connect(channel, generation: 1, compact: true)
+/// replies.connect(ReplyTable.Link(writer: writer, generation: 1, compact: true))
 /// let id = replies.nextID()
 /// // … register(id, continuation, deadline:), write the frame; the router calls resume(id, with:) …
 /// ```
@@ -21,7 +20,8 @@ final class ReplyTable: Sendable {
 
     /// The connection requests may be written to without the actor.
     struct Link: Sendable {
-        var channel: any Channel
+        /// Where the connection's frames go.
+        var writer: SocketWriter
         var generation: UInt64
         /// Whether the daemon agreed on protocol version 2 (binary add frames).
         var compact: Bool
@@ -29,8 +29,8 @@ final class ReplyTable: Sendable {
 
     /// What ``register(_:_:deadline:requiringLink:)`` decided.
     enum Registration {
-        /// Registered: write the request to `channel`; start the reply watch when `startWatch`.
-        case registered(channel: (any Channel)?, startWatch: Bool)
+        /// Registered: write the request with `writer`; start the reply watch when `startWatch`.
+        case registered(writer: SocketWriter?, startWatch: Bool)
         /// No live link: nothing was registered.
         case notConnected
     }
@@ -82,7 +82,7 @@ final class ReplyTable: Sendable {
             state.waiting[id] = Waiting(continuation: continuation, deadline: deadline)
             let startWatch = !state.watching
             state.watching = true
-            return .registered(channel: state.link?.channel, startWatch: startWatch)
+            return .registered(writer: state.link?.writer, startWatch: startWatch)
         }
     }
 
