@@ -82,7 +82,7 @@ struct ClaimedPushTests {
         #expect(try await sqlite.history(appID: app, limit: 10).map(\.requestIdentifier) == ["first"])
     }
 
-    @Test("pushes handed over in a batch are published for adds: an add that replaces one keeps it from being presented")
+    @Test("pushes handed over together are published for adds: one an add replaces is not presented")
     func batchPublishedForAdds() async throws {
         let presenter = GatePresenter()
         let engine = NotificationScheduler(store: store, clock: clock, presenter: presenter)
