@@ -3,10 +3,11 @@ import NotificationEngine
 import NotificationModel
 import Synchronization
 
-/// The daemon's fault rules (`unotify apns fault`), read from the store for every APNs request and new connection
-/// but decoded only when they changed: each call reads the stored text (one small indexed read) and compares it with
-/// the text it decoded last, so a rule another process sets applies from the next request on, and the common case
-/// (no change) costs no JSON decoding.
+/// The daemon's fault rules (`unotify apns fault`), read from the store for every batch of APNs requests (those of one
+/// read of a connection), every request answered on its own and every new connection, but decoded only when they
+/// changed: each call reads the stored text (one small indexed read) and compares it with the text it decoded last, so
+/// a rule another process sets applies from the next request on, and the common case (no change) costs no JSON
+/// decoding.
 ///
 /// Rules that cannot be read (a store written by a newer version, a damaged value) apply none, with one error in the
 /// log per stored text (and one while the store cannot be read at all); the endpoint keeps answering.

@@ -357,6 +357,21 @@ final class GroupCommit: Sendable {
             for waiting in batch { waiting.complete(.failure(error)) }
             return
         }
+        // The common case (every push of an APNs batch): nothing discarded or refused, and each request stored (and,
+        // for a claiming kind, claimed) in order, so each gets its own row without the lookups below.
+        let claimedInOrder =
+            inserted.claimed.isEmpty
+            || (inserted.claimed.count == batch.count
+                && zip(batch, inserted.claimed).allSatisfy { waiting, claimed in
+                    waiting.request.appID == claimed.appID && waiting.request.identifier == claimed.identifier
+                })
+        if inserted.discarded.isEmpty, inserted.deniedAppIDs.isEmpty, claimedInOrder {
+            for (index, waiting) in batch.enumerated() {
+                waiting.complete(
+                    .success(Stored(discarded: [], claimed: inserted.claimed.isEmpty ? nil : inserted.claimed[index])))
+            }
+            return
+        }
         let byApp = Dictionary(grouping: inserted.discarded, by: \.appID)
         let lastOfApp = Dictionary(batch.indices.map { (batch[$0].request.appID, $0) }) { _, later in later }
         // A claimed request goes to the last waiting request with its app and identifier (an earlier one was replaced

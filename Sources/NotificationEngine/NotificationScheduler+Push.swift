@@ -358,7 +358,7 @@ extension NotificationScheduler {
             }
         }
         changed = await store(groups, of: pushes, at: now, into: &results, claiming: &claimed) || changed
-        for request in claimed { await holdAccepted(request, readAt: generation) }
+        await holdAccepted(claimed, readAt: generation)
         if changed { storeDidChange() }
         if deliver { await deliverDue() }
         for (index, (push, appID)) in pushes.enumerated()

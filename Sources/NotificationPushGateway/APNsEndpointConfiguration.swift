@@ -58,7 +58,8 @@ public struct APNsEndpointConfiguration: Sendable {
     public var environment: PushEnvironment = .development
     /// Where every request and its answer are logged (`unotify apns log`); `nil` logs nothing.
     public var requestLog: APNsRequestLog?
-    /// The fault rules in force, asked for each request and each new connection (``APNsFaultRule``;
+    /// The fault rules in force, asked once for each batch of requests read together, for each request answered on
+    /// its own and for each new connection (``APNsFaultRule``;
     /// `unotify apns fault`). None by default; the daemon reads its store's, decoding them again only when they
     /// changed.
     public var faultRules: @Sendable () async -> [APNsFaultRule] = { [] }

@@ -15,9 +15,19 @@ final class FaultInjector: Sendable {
         self.rules = rules
     }
 
-    /// The rule that applies to a request to `path` with `topic`, if any.
+    /// The rule that applies to a request to `path` with `topic`, if any, among the rules in force now.
     func rule(path: String, topic: String?) async -> APNsFaultRule? {
-        let current = await rules()
+        rule(path: path, topic: topic, among: await rules())
+    }
+
+    /// The rules in force now, for ``rule(path:topic:among:)``: the requests of one batch ask them once (in the daemon,
+    /// each asking is a read of the store).
+    func currentRules() async -> [APNsFaultRule] {
+        await rules()
+    }
+
+    /// The rule among `current` (``currentRules()``) that applies to a request to `path` with `topic`, if any.
+    func rule(path: String, topic: String?, among current: [APNsFaultRule]) -> APNsFaultRule? {
         guard !current.isEmpty else { return nil }
         let token = path.hasPrefix("/3/device/") ? path.dropFirst("/3/device/".count) : nil
         return generators.withLock { generators in

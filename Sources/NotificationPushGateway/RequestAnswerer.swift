@@ -27,7 +27,8 @@ final class RequestAnswerer: Sendable {
     let maximumConcurrentRequests: Int
     let maximumRequestsPerTokenPerSecond: Int?
     let clock: any NotificationClock
-    /// The fault rules (``APNsFaultRule``), asked for each request and each new connection.
+    /// The fault rules (``APNsFaultRule``), asked once per batch, for each request answered alone, and for each new
+    /// connection.
     let faults: FaultInjector
     let requestLog: APNsRequestLog?
     let environment: PushEnvironment
@@ -156,6 +157,9 @@ final class RequestAnswerer: Sendable {
         var admitted = 0
         var ends: [APNsReason] = []
         var forResponder: [(index: Int, request: APNsRequest)] = []
+        // The fault rules in force, asked once for the batch (the daemon reads them from the store): a rule set
+        // meanwhile applies from the next batch on.
+        let rules = await faults.currentRules()
         for (index, request) in requests.enumerated() {
             if let refusal = refusal() {
                 let response = APNsResponse(reason: refusal, apnsID: ids[index])
@@ -163,7 +167,7 @@ final class RequestAnswerer: Sendable {
                 answered.append((index, response))
                 continue
             }
-            switch await check(request, id: ids[index], connection: connection) {
+            switch await check(request, id: ids[index], connection: connection, rules: rules) {
             case .answered(let response, let end):
                 admitted += 1
                 log(request, response, connection: connection, received: received)
@@ -268,7 +272,11 @@ final class RequestAnswerer: Sendable {
     }
 
     /// The endpoint's checks of an admitted request: provider token or certificate, per-token rate, fault rules.
-    private func check(_ request: APNsRequest, id: String, connection: ConnectionState) async -> Checked {
+    /// - Parameter rules: The fault rules in force, when the caller asked them already for several requests
+    ///   (``FaultInjector/currentRules()``); `nil` asks them now.
+    private func check(
+        _ request: APNsRequest, id: String, connection: ConnectionState, rules: [APNsFaultRule]? = nil
+    ) async -> Checked {
         var request = request
         if let certificate = connection.certificate {
             // A certificate authenticates the connection: provider tokens are not asked for.
@@ -316,7 +324,13 @@ final class RequestAnswerer: Sendable {
             )
         }
         let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
-        guard let rule = await faults.rule(path: request.path, topic: topic) else { return .respond(request) }
+        let applying: APNsFaultRule?
+        if let rules {
+            applying = faults.rule(path: request.path, topic: topic, among: rules)
+        } else {
+            applying = await faults.rule(path: request.path, topic: topic)
+        }
+        guard let rule = applying else { return .respond(request) }
         return .fault(request, rule)
     }
 

@@ -591,12 +591,20 @@ public final class SQLiteNotificationStore: NotificationStore {
         discarded: [PendingRequest]
     ) -> [PendingRequest] {
         guard !stored.isEmpty else { return [] }
-        var last: [String: Int64] = [:]
-        for (index, revision) in stored { last[records[index].app + "\u{0}" + records[index].identifier] = revision }
+        // By app and identifier, without building a string of the two per row.
+        struct Key: Hashable {
+            var app: String
+            var identifier: String
+        }
+        var last: [Key: Int64] = [:]
+        last.reserveCapacity(stored.count)
+        for (index, revision) in stored {
+            last[Key(app: records[index].app, identifier: records[index].identifier)] = revision
+        }
         let gone = Set(discarded.map(\.revision))
         return stored.compactMap { index, revision in
             let record = records[index]
-            guard last[record.app + "\u{0}" + record.identifier] == revision, !gone.contains(revision) else {
+            guard last[Key(app: record.app, identifier: record.identifier)] == revision, !gone.contains(revision) else {
                 return nil
             }
             return PendingRequest(

@@ -82,6 +82,33 @@ struct ClaimedPushTests {
         #expect(try await sqlite.history(appID: app, limit: 10).map(\.requestIdentifier) == ["first"])
     }
 
+    @Test("pushes handed over together are published for adds: one an add replaces is not presented")
+    func batchPublishedForAdds() async throws {
+        let presenter = GatePresenter()
+        let engine = NotificationScheduler(store: store, clock: clock, presenter: presenter)
+        try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])
+        let loop = Task { await engine.run() }
+        defer { loop.cancel() }
+        await waitUntil { await engine.sleepingUntil != nil }
+        try await engine.deliverPush(push("first"), appID: app, deliver: false)
+        await waitUntil { presenter.started == ["first"] }
+        // Handed over together while the loop presents "first": both keys published at once.
+        let outcomes = await engine.deliverPushes([(push("a"), app), (push("b"), app)], deliver: false)
+        #expect(outcomes.allSatisfy { if case .success(.scheduled) = $0 { true } else { false } })
+        #expect(engine.addState.withLock { $0.mayReplaceHeld(appID: app, identifier: "a") })
+        #expect(engine.addState.withLock { $0.mayReplaceHeld(appID: app, identifier: "b") })
+        #expect(!engine.addState.withLock { $0.mayReplaceHeld(appID: app, identifier: "other") })
+        // An add replaces "a" (a new request due in a minute): the loop checks what it holds before presenting.
+        var content = NotificationPayload()
+        content.title = "replacement"
+        try await engine.add(
+            RequestSpec(identifier: "a", content: content, trigger: .timeInterval(60, repeats: false)), appID: app)
+        presenter.open()
+        await waitUntil { (try? await sqlite.history(appID: app, limit: 10).count) == 2 }
+        #expect(presenter.started == ["first", "b"])
+        #expect(try await sqlite.pendingRequests(appID: app).map(\.spec.content.title) == ["replacement"])
+    }
+
     @Test("a push accepted while the loop does not run is stored unclaimed, and delivered by a pass")
     func withoutTheLoop() async throws {
         let presenter = RecordingPresenter()

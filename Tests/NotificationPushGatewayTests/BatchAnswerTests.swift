@@ -62,4 +62,27 @@ struct BatchAnswerTests {
         #expect(answerer.inFlight == 0)
         #expect(delivered.snapshot.count == 1, "the request got no answer: its stream stays open until the client gives up")
     }
+
+    @Test("the fault rules are asked once for a batch, each request still gets its rule", .timeLimit(.minutes(1)))
+    func faultRulesOncePerBatch() async throws {
+        let asked = Mutex(0)
+        var configuration = APNsEndpointConfiguration(address: APNsEndpointAddress(host: "127.0.0.1", port: 0))
+        configuration.faultRules = {
+            asked.withLock { $0 += 1 }
+            return [try! APNsFaultRule(id: "f", reason: "TooManyRequests", topic: "com.example.fault")]
+        }
+        let answerer = RequestAnswerer(
+            responder: { _ in .success(apnsID: "y") }, batchResponder: { $0.map { _ in .success(apnsID: "x") } },
+            verifier: nil, configuration: configuration)
+        let delivered = Delivered()
+        let (app, fault) = ("com.example.app", "com.example.fault")
+        let topics = [app, fault, app, app, fault]
+        await answerer.answer(batch: topics.map(Self.request), connection: ConnectionState()) { delivered.add($0) }
+        try await Self.waitFor { delivered.snapshot.count == 5 && answerer.inFlight == 0 }
+        #expect(delivered.snapshot == [0: [200], 1: [429], 2: [200], 3: [200], 4: [429]])
+        #expect(asked.withLock { $0 } == 1, "one read of the rules (in the daemon, of the store) for the whole batch")
+        // A request answered on its own still asks them itself.
+        _ = await answerer.answer(Self.request(topic: "com.example.fault"), connection: ConnectionState())
+        #expect(asked.withLock { $0 } == 2)
+    }
 }
