@@ -141,7 +141,8 @@ struct ClaimRenewalTests {
         renewal.hold([revision])
         await waitUntil { clock.sleeperCount == 1 }
         clock.advance(by: lease / 3)
-        await waitUntil { !renewal.isRenewing }
+        // The renewal stops (under its lock), then tells the observer (outside it): wait for both.
+        await waitUntil { !renewal.isRenewing && !events.all.isEmpty }
         #expect(events.all == [.takenOver(claims: 1)])
         #expect(renewal.heldCount == 0)
         try store.close()

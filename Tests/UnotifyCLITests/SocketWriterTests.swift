@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import TestPrograms
 import Testing
 
 @testable import NotificationClient
