@@ -6,11 +6,10 @@ import Foundation
 ///
 /// It reads, with ``FastJSONReader``, a subset: objects, arrays, strings without escapes, `true`, `false`, whole
 /// numbers of at most 18 digits, and finite numbers with a fraction or an exponent and at most 12 significant digits.
-/// On anything else (an escape, a longer whole number, `null`, a
-/// key given twice, a byte-order mark, invalid UTF-8, nesting deeper than ``depthLimit``, anything malformed) it
-/// answers `nil`, and the caller parses the body with `JSONSerialization` as before; so what it answers is what
-/// `JSONSerialization` and ``PropertyListValue/init(json:path:)`` make of the same body (`FastPayloadJSONTests`
-/// compares the two).
+/// On anything else (an escape, a longer whole number, `null`, a key given twice, a byte-order mark, invalid UTF-8,
+/// nesting deeper than ``depthLimit``, anything malformed) it answers `nil`, and the caller parses the body with
+/// `JSONSerialization` as before; so what it answers is what `JSONSerialization` and
+/// ``PropertyListValue/init(json:path:)`` make of the same body (`FastPayloadJSONTests` compares the two).
 ///
 /// ```swift
 /// FastPayloadJSON.object(Data(#"{"aps":{"alert":"Hi","badge":3}}"#.utf8))

@@ -106,8 +106,10 @@ struct ContentTests {
         } catch {
             #expect(error.description == #"userInfo["ok"][1]["inner"] is -inf; numbers must be finite"#)
         }
-        try PropertyListValue.checkLimits(of: ["a": .array([.double(2), .integer(3), .dictionary([:])])], path: "userInfo")
-        #expect(PropertyListValue.dictionary(["a": .array([.dictionary(["b": .string("c")])]), "d": .bool(true)]).depth == 3)
+        let finite: [String: PropertyListValue] = ["a": .array([.double(2), .integer(3), .dictionary([:])])]
+        try PropertyListValue.checkLimits(of: finite, path: "userInfo")
+        let small = PropertyListValue.dictionary(["a": .array([.dictionary(["b": .string("c")])]), "d": .bool(true)])
+        #expect(small.depth == 3)
         content.userInfo = nested(32)  // 32 levels below userInfo
         let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)
         try await center.add(UNNotificationRequest(identifier: "deep", content: content, trigger: trigger))

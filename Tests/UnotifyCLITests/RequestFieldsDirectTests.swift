@@ -89,8 +89,8 @@ struct RequestFieldsDirectTests {
         #"not json"#,
         #"{"id": "x""#,
         #"{"id": 01}"#,
-        #"{"id": "deep", "user-info": {"a": "# + String(repeating: "[", count: 32) + "1" + String(repeating: "]", count: 32)
-            + #"}, "in": "1h"}"#,
+        #"{"id": "deep", "user-info": {"a": "# + String(repeating: "[", count: 32) + "1"
+            + String(repeating: "]", count: 32) + #"}, "in": "1h"}"#,
     ]
 
     /// Lines only the slow way reads; `badge` 0 and 1 among them, which `RequestFields(json:)` refuses on Linux (the
@@ -124,7 +124,8 @@ struct RequestFieldsDirectTests {
             } catch { directFailed = true }
             var slowFailed = false
             do {
-                _ = try NotificationScheduler.checkedFirstFireDate(of: Self.slow(line).spec, at: now, calendar: .current)
+                let spec = try Self.slow(line).spec
+                _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: .current)
             } catch { slowFailed = true }
             #expect(slowFailed, "\(line)")
             #expect(directFailed, "\(line)")
