@@ -11,11 +11,15 @@ extension PropertyListValue {
 
     /// How deeply the value nests: 0 for a scalar, 1 for an array or dictionary of scalars.
     public var depth: Int {
+        var deepest = 0
         switch self {
-        case .array(let values): 1 + (values.map(\.depth).max() ?? 0)
-        case .dictionary(let values): 1 + (values.values.map(\.depth).max() ?? 0)
-        default: 0
+        case .array(let values):
+            for value in values { deepest = Swift.max(deepest, value.depth) }
+        case .dictionary(let values):
+            for value in values.values { deepest = Swift.max(deepest, value.depth) }
+        default: return 0
         }
+        return 1 + deepest
     }
 
     /// Why a value is beyond what is accepted.
@@ -33,7 +37,20 @@ extension PropertyListValue {
         guard depth <= maximumDepth else {
             throw LimitError(description: "\(path) nests \(depth) levels deep; at most \(maximumDepth) are accepted")
         }
+        // The paths are spelled only when a number is not finite: spelling one per element cost every add (and
+        // every line of `unotify import`) a few strings.
+        guard !dictionary.values.allSatisfy(\.hasOnlyFiniteNumbers) else { return }
         try checkNumbers(.dictionary(dictionary), path: path)
+    }
+
+    /// Whether every number in the value is finite.
+    private var hasOnlyFiniteNumbers: Bool {
+        switch self {
+        case .double(let number): number.isFinite
+        case .array(let values): values.allSatisfy(\.hasOnlyFiniteNumbers)
+        case .dictionary(let values): values.values.allSatisfy(\.hasOnlyFiniteNumbers)
+        default: true
+        }
     }
 
     private static func checkNumbers(_ value: PropertyListValue, path: String) throws(LimitError) {

@@ -2,8 +2,9 @@ import Foundation
 import NotificationModel
 
 extension FastSpecJSON {
-    /// Reads a stored spec of the shape ``encode(_:)-(RequestSpec)`` writes, without `JSONDecoder`: every claim and
-    /// listing decodes the specs it returns, and for pushes that decoding cost more CPU than the claim's SQL.
+    /// Reads a stored spec of the shape ``encode(_:)-(RequestSpec)`` writes, without `JSONDecoder` (with
+    /// ``FastJSONReader``, the reader ``FastPayloadJSON`` and `unotify import` share): every claim and listing decodes
+    /// the specs it returns, and for pushes that decoding cost more CPU than the claim's SQL.
     ///
     /// It answers only when it is sure to build what ``StoredJSON/decode(_:from:)`` builds: exactly the keys the
     /// writer writes (an unknown, missing or repeated key, a `null`, an escape other than `\"`, `\\`, `\/`, `\n`,
@@ -15,8 +16,8 @@ extension FastSpecJSON {
     /// ```
     static func decodeSpec(_ data: Data) -> RequestSpec? {
         data.withUnsafeBytes { raw -> RequestSpec? in
-            var reader = Reader(bytes: raw)
-            guard let value = reader.document() else { return nil }
+            var reader = FastJSONReader(bytes: raw, strings: .encoderEscapes)
+            guard let value = document(&reader) else { return nil }
             return spec(value)
         }
     }
@@ -30,175 +31,44 @@ extension FastSpecJSON {
         case object([String: Value])
     }
 
-    /// A strict JSON reader (RFC 8259's grammar, no `null`, nesting at most ``depthLimit`` deep).
-    struct Reader {
-        static let depthLimit = 64
-        let bytes: UnsafeRawBufferPointer
-        var index = 0
+    /// The deepest nesting read (RFC 8259's grammar, read by ``FastJSONReader``; no `null`).
+    static let depthLimit = 64
 
-        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    /// The whole input as one value, with nothing but white space after it.
+    static func document(_ reader: inout FastJSONReader) -> Value? {
+        guard let value = value(&reader, depth: 0) else { return nil }
+        reader.skipSpace()
+        return reader.atEnd ? value : nil
+    }
 
-        /// The whole input as one value, with nothing but white space after it.
-        mutating func document() -> Value? {
-            guard let value = value(depth: 0) else { return nil }
-            skipSpace()
-            return index == bytes.count ? value : nil
-        }
-
-        private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-        private mutating func skipSpace() {
-            while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
-        }
-
-        private mutating func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard bytes.count - index >= count else { return false }
-            for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
-            index += count
-            return true
-        }
-
-        private mutating func value(depth: Int) -> Value? {
-            guard depth < Self.depthLimit else { return nil }
-            skipSpace()
-            switch current {
-            case UInt8(ascii: "\""): return string().map(Value.string)
-            case UInt8(ascii: "{"): return object(depth: depth)
-            case UInt8(ascii: "["): return array(depth: depth)
-            case UInt8(ascii: "t"): return literal("true") ? .bool(true) : nil
-            case UInt8(ascii: "f"): return literal("false") ? .bool(false) : nil
-            case let byte? where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
-                return number().map(Value.number)
-            default: return nil
-            }
-        }
-
-        private mutating func object(depth: Int) -> Value? {
-            index += 1
+    /// A value after optional white space; strings with the escapes `JSONEncoder` writes (`\"`, `\\`, `\/`, `\n`,
+    /// `\t`, `\r`) and valid UTF-8 only.
+    private static func value(_ reader: inout FastJSONReader, depth: Int) -> Value? {
+        guard depth < depthLimit else { return nil }
+        reader.skipSpace()
+        switch reader.peek {
+        case UInt8(ascii: "\""): return reader.string().map(Value.string)
+        case UInt8(ascii: "{"):
             var members: [String: Value] = [:]
-            skipSpace()
-            if current == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
+            let read = reader.object { reader, key in
+                guard let member = value(&reader, depth: depth + 1) else { return false }
+                return members.updateValue(member, forKey: key) == nil
             }
-            while true {
-                skipSpace()
-                guard current == UInt8(ascii: "\""), let key = string() else { return nil }
-                skipSpace()
-                guard current == UInt8(ascii: ":") else { return nil }
-                index += 1
-                guard let member = value(depth: depth + 1), members.updateValue(member, forKey: key) == nil else {
-                    return nil
-                }
-                skipSpace()
-                switch current {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return .object(members)
-                default: return nil
-                }
-            }
-        }
-
-        private mutating func array(depth: Int) -> Value? {
-            index += 1
+            return read ? .object(members) : nil
+        case UInt8(ascii: "["):
             var elements: [Value] = []
-            skipSpace()
-            if current == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
-            while true {
-                guard let element = value(depth: depth + 1) else { return nil }
+            let read = reader.array { reader in
+                guard let element = value(&reader, depth: depth + 1) else { return false }
                 elements.append(element)
-                skipSpace()
-                switch current {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return .array(elements)
-                default: return nil
-                }
+                return true
             }
-        }
-
-        /// A string whose escapes are among `\"`, `\\`, `\/`, `\n`, `\t`, `\r`; valid UTF-8 only.
-        private mutating func string() -> String? {
-            index += 1
-            let start = index
-            var escaped = false
-            while let byte = current {
-                switch byte {
-                case UInt8(ascii: "\""):
-                    let end = index
-                    index += 1
-                    let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-                    guard escaped else { return String(validating: slice, as: UTF8.self) }
-                    return Self.unescaped(slice)
-                case UInt8(ascii: "\\"):
-                    escaped = true
-                    index += 2
-                case 0..<0x20:
-                    return nil
-                default:
-                    index += 1
-                }
-            }
-            return nil
-        }
-
-        private static func unescaped(_ slice: UnsafeRawBufferPointer) -> String? {
-            var result: [UInt8] = []
-            result.reserveCapacity(slice.count)
-            var position = 0
-            while position < slice.count {
-                let byte = slice[position]
-                guard byte == UInt8(ascii: "\\") else {
-                    result.append(byte)
-                    position += 1
-                    continue
-                }
-                guard position + 1 < slice.count else { return nil }
-                switch slice[position + 1] {
-                case UInt8(ascii: "\""): result.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): result.append(UInt8(ascii: "\\"))
-                case UInt8(ascii: "/"): result.append(UInt8(ascii: "/"))
-                case UInt8(ascii: "n"): result.append(0x0A)
-                case UInt8(ascii: "t"): result.append(0x09)
-                case UInt8(ascii: "r"): result.append(0x0D)
-                default: return nil
-                }
-                position += 2
-            }
-            return String(validating: result, as: UTF8.self)
-        }
-
-        /// A number's text, checked against JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-        private mutating func number() -> String? {
-            let start = index
-            func digits() -> Int {
-                let first = index
-                while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
-                return index - first
-            }
-            if current == UInt8(ascii: "-") { index += 1 }
-            if current == UInt8(ascii: "0") {
-                index += 1
-            } else if digits() == 0 {
-                return nil
-            }
-            if current == UInt8(ascii: ".") {
-                index += 1
-                guard digits() > 0 else { return nil }
-            }
-            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
-                index += 1
-                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-                guard digits() > 0 else { return nil }
-            }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            return read ? .array(elements) : nil
+        case UInt8(ascii: "t"): return reader.literal("true") ? .bool(true) : nil
+        case UInt8(ascii: "f"): return reader.literal("false") ? .bool(false) : nil
+        case let byte? where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte):
+            guard let number = reader.number() else { return nil }
+            return .number(reader.text(number.range))
+        default: return nil
         }
     }
 

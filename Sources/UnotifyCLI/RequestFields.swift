@@ -18,6 +18,9 @@ struct RequestFields {
     var userInfo: String?
     /// A JSON object already parsed (an import line's `user-info` object), used instead of ``userInfo``.
     var userInfoObject: [String: Any]?
+    /// A JSON object already read into property-list values (an import line read by ``FastPayloadJSON``), used
+    /// instead of ``userInfoObject`` and ``userInfo``.
+    var userInfoProperties: [String: PropertyListValue]?
     var interruptionLevel = "active"
     var missed = "deliver"
     var titleKey: String?
@@ -58,32 +61,18 @@ struct RequestFields {
 
     private func makeContent() throws -> UNMutableNotificationContent {
         let content = UNMutableNotificationContent()
-        for (key, arguments, name) in [(titleKey, titleArguments, "title"), (subtitleKey, subtitleArguments, "subtitle"),
-            (bodyKey, bodyArguments, "body")] where key == nil && !arguments.isEmpty {
-            throw ValidationError("--\(name)-arg needs --\(name)-key")
-        }
+        try checkArguments()
         content.title = localized(titleKey, titleArguments) ?? title
         content.subtitle = localized(subtitleKey, subtitleArguments) ?? subtitle
         content.body = localized(bodyKey, bodyArguments) ?? body
         content.badge = badge.map { NSNumber(value: $0) }
         content.categoryIdentifier = category
         content.threadIdentifier = thread
-        switch sound {
-        case "none": content.sound = nil
-        case "default": content.sound = .default
-        case "critical:default": content.sound = .defaultCritical
-        case let name where name.hasPrefix("critical:"):
-            content.sound = .criticalSoundNamed(UNNotificationSoundName(String(name.dropFirst(9))))
-        case let name: content.sound = UNNotificationSound(named: UNNotificationSoundName(name))
-        }
-        let levels: [String: UNNotificationInterruptionLevel] = [
-            "passive": .passive, "active": .active, "time-sensitive": .timeSensitive, "critical": .critical,
-        ]
-        guard let level = levels[interruptionLevel] else {
-            throw ValidationError("--interruption-level takes passive, active, time-sensitive or critical")
-        }
-        content.interruptionLevel = level
-        if userInfoObject != nil || userInfo != nil {
+        content.sound = notificationSound()
+        content.interruptionLevel = try notificationInterruptionLevel()
+        if let userInfoProperties {
+            content.userInfo = userInfoProperties.mapValues(\.foundationValue)
+        } else if userInfoObject != nil || userInfo != nil {
             guard
                 let object = userInfoObject
                     ?? userInfo.flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
@@ -99,9 +88,41 @@ struct RequestFields {
         return content
     }
 
+    /// Refuses a `--title-arg` (and the subtitle's and body's) without its key.
+    func checkArguments() throws {
+        for (key, arguments, name) in [(titleKey, titleArguments, "title"), (subtitleKey, subtitleArguments, "subtitle"),
+            (bodyKey, bodyArguments, "body")] where key == nil && !arguments.isEmpty {
+            throw ValidationError("--\(name)-arg needs --\(name)-key")
+        }
+    }
+
+    /// The sound ``sound`` names: none, the default, a critical one or a named file.
+    func notificationSound() -> UNNotificationSound? {
+        switch sound {
+        case "none": nil
+        case "default": .default
+        case "critical:default": .defaultCritical
+        case let name where name.hasPrefix("critical:"):
+            .criticalSoundNamed(UNNotificationSoundName(String(name.dropFirst(9))))
+        case let name: UNNotificationSound(named: UNNotificationSoundName(name))
+        }
+    }
+
+    /// The level ``interruptionLevel`` names.
+    /// - Throws: `ValidationError` for a name that is not a level.
+    func notificationInterruptionLevel() throws -> UNNotificationInterruptionLevel {
+        switch interruptionLevel {
+        case "passive": .passive
+        case "active": .active
+        case "time-sensitive": .timeSensitive
+        case "critical": .critical
+        default: throw ValidationError("--interruption-level takes passive, active, time-sensitive or critical")
+        }
+    }
+
     /// The value `NSString.localizedUserNotificationString(forKey:arguments:)` gives for a key of the bundle
     /// folder: resolved by the engine that delivers it, in the languages of that moment.
-    private func localized(_ key: String?, _ arguments: [String]) -> String? {
+    func localized(_ key: String?, _ arguments: [String]) -> String? {
         guard let key else { return nil }
         return LocalizableString(key: key, arguments: arguments.map { .string($0) }, bundleDirectory: bundleFolder).encoded
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NotificationModel
 import OpenUserNotifications
 import OpenUserNotificationsTesting
 import Testing
@@ -95,6 +96,20 @@ struct ContentTests {
                 #expect(error.message.contains(words), "\(error.message)")
             }
         }
+        // The path names the first number that is not finite, however deep (spelled only when there is one).
+        let limits = [
+            "ok": PropertyListValue.array([.double(1.5), .dictionary(["inner": .double(-.infinity)])]),
+        ]
+        do {
+            try PropertyListValue.checkLimits(of: limits, path: "userInfo")
+            Issue.record("checkLimits accepted -inf")
+        } catch {
+            #expect(error.description == #"userInfo["ok"][1]["inner"] is -inf; numbers must be finite"#)
+        }
+        let finite: [String: PropertyListValue] = ["a": .array([.double(2), .integer(3), .dictionary([:])])]
+        try PropertyListValue.checkLimits(of: finite, path: "userInfo")
+        let small = PropertyListValue.dictionary(["a": .array([.dictionary(["b": .string("c")])]), "d": .bool(true)])
+        #expect(small.depth == 3)
         content.userInfo = nested(32)  // 32 levels below userInfo
         let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)
         try await center.add(UNNotificationRequest(identifier: "deep", content: content, trigger: trigger))

@@ -154,13 +154,20 @@ struct Import: AsyncParsableCommand {
     }
 
     /// The lines of one chunk; `firstLine` is the number of its first line in the file.
+    ///
+    /// Each line is read by ``RequestFields/direct(line:)`` and its spec built by
+    /// ``RequestFields/directSpec()``, without `JSONSerialization` and the `UNNotificationRequest` round trip; a line
+    /// either of them does not take, or that any check refuses, is read again the slow way (`JSONSerialization`,
+    /// ``RequestFields/init(json:)``, ``RequestFields/request()``), which makes the same request of what the fast
+    /// way takes and reports what is wrong with the rest.
     private static func parse(
         _ lines: some Collection<UnsafeRawBufferPointer>, firstLine: Int, appID defaultApp: String,
         configuration: OpenUserNotificationsConfiguration
     ) -> ([Item], [BadLine]) {
         var items: [Item] = []
+        items.reserveCapacity(lines.count)
         var bad: [BadLine] = []
-        var appearances: [String: AppAppearance?] = [:]
+        var appearances = Appearances(configuration: configuration)
         let now = Date()
         let calendar = Calendar.current
         for (offset, line) in lines.enumerated() {
@@ -168,6 +175,14 @@ struct Import: AsyncParsableCommand {
             var bytes = line
             if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
             guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
+            if let (fields, app) = RequestFields.direct(line: bytes),
+                let item = try? directItem(
+                    fields, app: app, line: lineNumber, appID: defaultApp, now: now, calendar: calendar,
+                    appearances: &appearances)
+            {
+                items.append(item)
+                continue
+            }
             do {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
                     throw ValidationError("not a JSON object")
@@ -184,17 +199,31 @@ struct Import: AsyncParsableCommand {
                 }
                 var spec = try fields.request().spec()
                 _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
-                let key = [fields.bundleFolder, fields.icon ?? "", fields.appName ?? ""].joined(separator: "\u{1F}")
-                if appearances[key] == nil {
-                    appearances[key] = .some(try fields.configuring(configuration).resolvedAppAppearance)
-                }
-                spec.content.appAppearance = spec.content.appAppearance ?? appearances[key] ?? nil
+                spec.content.appAppearance = try spec.content.appAppearance ?? appearances.appearance(for: fields)
                 items.append(Item(line: lineNumber, appID: appID, spec: spec))
             } catch {
                 bad.append(BadLine(line: lineNumber, message: message(error)))
             }
         }
         return (items, bad)
+    }
+
+    /// A line read the fast way (``parse(_:firstLine:appID:configuration:)``); `nil` when it has something only the
+    /// slow way takes.
+    /// - Throws: Whatever check refuses the line (the slow way then reports it).
+    private static func directItem(
+        _ fields: RequestFields, app: String?, line: Int, appID defaultApp: String, now: Date, calendar: Calendar,
+        appearances: inout Appearances
+    ) throws -> Item? {
+        var appID = defaultApp
+        if let app {
+            try AppIdentifier.validate(app)
+            appID = app
+        }
+        guard var spec = try fields.directSpec() else { return nil }
+        _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
+        spec.content.appAppearance = try appearances.appearance(for: fields)
+        return Item(line: line, appID: appID, spec: spec)
     }
 
     /// Stores one batch: per app, in the batch's order, attachments moved into the data store first.
