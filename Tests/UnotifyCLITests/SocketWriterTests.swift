@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Testing
+import TestPrograms
 
 @testable import NotificationClient
 
