@@ -153,7 +153,8 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// pauses (it watches nothing meanwhile, and asks again when the pause ends). Another process's commit is still
     /// seen: one that ended before the check was asked changed `data_version`, which the answering transaction reads;
     /// one in progress holds the write lock, which that transaction waits for. It is seen at the next own write or
-    /// when the pause ends, whichever comes first; a store with no own write since the last call answers at once.
+    /// when the pause ends (the next one, for a commit made while the monitor watched nothing), whichever comes first;
+    /// a store with no own write since the last call answers at once.
     ///
     /// - Returns: Whether the check waits (for an own write, or for ``settleDeferredCheck()``).
     ///
