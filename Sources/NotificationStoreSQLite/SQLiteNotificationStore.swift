@@ -150,10 +150,11 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// ``settleDeferredCheck()``, which the monitor calls when its pause ends.
     ///
     /// A stream of adds then costs no check transaction per commit, and no monitor wake-up either while the monitor
-    /// pauses (inotify merges the events of the commits meanwhile). Another process's commit is still seen: one that
-    /// ended before the check was asked changed `data_version`, which the answering transaction reads; one in progress
-    /// holds the write lock, which that transaction waits for. It is seen at the next own write or when the pause
-    /// ends, whichever comes first; a store with no own write since the last call answers at once.
+    /// pauses (it watches nothing meanwhile, and asks again when the pause ends). Another process's commit is still
+    /// seen: one that ended before the check was asked changed `data_version`, which the answering transaction reads;
+    /// one in progress holds the write lock, which that transaction waits for. It is seen at the next own write or
+    /// when the pause ends (the next one, for a commit made while the monitor watched nothing), whichever comes first;
+    /// a store with no own write since the last call answers at once.
     ///
     /// - Returns: Whether the check waits (for an own write, or for ``settleDeferredCheck()``).
     ///

@@ -65,21 +65,41 @@ public enum CompactFrame {
         init() { bytes.reserveCapacity(256) }
 
         /// The marker, the escaped fields and the newline.
+        ///
+        /// Written into the frame's bytes in one pass, its size counted first: `Data.append` byte by byte, which a
+        /// frame with a newline or an escape byte among its fields took (an id or a length of 10 is enough), cost
+        /// 16% of a 64-client bench's CPU (`perf`, session 13).
         func frame() -> Data {
-            var line = Data(capacity: bytes.count + 2)
-            line.append(CompactFrame.marker)
-            if !bytes.contains(where: { $0 == 0x0A || $0 == CompactFrame.escape }) {
-                line.append(contentsOf: bytes)
-            } else {
-                for byte in bytes {
-                    switch byte {
-                    case 0x0A: line.append(contentsOf: [CompactFrame.escape, UInt8(ascii: "n")])
-                    case CompactFrame.escape: line.append(contentsOf: [CompactFrame.escape, UInt8(ascii: "e")])
-                    default: line.append(byte)
+            var escapes = 0
+            for byte in bytes where byte == 0x0A || byte == CompactFrame.escape { escapes += 1 }
+            var line = Data(count: bytes.count + escapes + 2)
+            line.withUnsafeMutableBytes { line in
+                line[0] = CompactFrame.marker
+                var index = 1
+                if escapes == 0 {
+                    bytes.withUnsafeBytes { fields in
+                        UnsafeMutableRawBufferPointer(rebasing: line[1..<(1 + fields.count)]).copyMemory(from: fields)
+                    }
+                    index += bytes.count
+                } else {
+                    for byte in bytes {
+                        switch byte {
+                        case 0x0A:
+                            line[index] = CompactFrame.escape
+                            line[index + 1] = UInt8(ascii: "n")
+                            index += 2
+                        case CompactFrame.escape:
+                            line[index] = CompactFrame.escape
+                            line[index + 1] = UInt8(ascii: "e")
+                            index += 2
+                        default:
+                            line[index] = byte
+                            index += 1
+                        }
                     }
                 }
+                line[index] = 0x0A
             }
-            line.append(0x0A)
             return line
         }
 

@@ -153,6 +153,27 @@ struct ChangedElsewhereTests {
         withExtendedLifetime(monitor) {}
     }
 
+    @Test(
+        "a monitor reports another process's commit made while it pauses after own writes, with none after it",
+        .timeLimit(.minutes(1)))
+    func monitorAfterOwnWrites() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("changed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let engine = try SQLiteNotificationStore(path: path)
+        let other = try SQLiteNotificationStore(path: path)
+        _ = engine.changedElsewhere()
+        let (reports, report) = AsyncStream<Void>.makeStream()
+        // A pause long enough that the other commit lands in it, while the folder is not watched.
+        let monitor = StoreFileMonitor(watching: engine, at: path, pause: .seconds(1)) { report.yield() }
+        #expect(monitor != nil)
+        for index in 0..<20 { try await engine.setMetadata("own", "\(index)") }
+        try await other.setMetadata("theirs", "1")
+        var iterator = reports.makeAsyncIterator()
+        await iterator.next()
+        withExtendedLifetime(monitor) {}
+    }
+
     /// A write of the store's own that waits inside its transaction until `release` is signalled.
     struct HeldWrite {
         let task: Task<Void, any Error>

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import TestPrograms
 import Testing
+import TestPrograms
 
 @testable import NotificationClient
 
