@@ -84,8 +84,8 @@ struct FastPayloadJSONTests {
             (#"{"aps":{"badge":2},"x":null}"#, 2), (#"{"aps":{"badge":0.0},"x":null}"#, 0),
         ] {
             #expect(FastPayloadJSON.object(Data(text.utf8)) == nil, "\(text) takes the slow way")
-            #expect(try APNsPayload.parse(Data(text.utf8), pushType: .alert).badge == badge, "\(text)")
-            #expect(try APNsPayload.parse(Data(text.utf8), pushType: .alert).content(bundleDirectory: nil).badge == badge)
+            let payload = try APNsPayload.parse(Data(text.utf8), pushType: .alert)
+            #expect(payload.badge == badge && payload.content(bundleDirectory: nil).badge == badge, "\(text)")
         }
         let flags = try APNsPayload.parse(
             Data(#"{"aps":{"content-available":1,"mutable-content":0,"badge":0},"x":null}"#.utf8), pushType: .alert)

@@ -229,7 +229,8 @@ struct ImportCommandTests {
         let requests = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
         let badges = Dictionary(
             uniqueKeysWithValues: requests.map {
-                ($0["identifier"] as? String ?? "", (($0["content"] as? [String: Any])?["badge"] as? NSNumber)?.intValue)
+                let content = $0["content"] as? [String: Any]
+                return ($0["identifier"] as? String ?? "", (content?["badge"] as? NSNumber)?.intValue)
             })
         #expect(badges == ["b0": 0, "b1": 1, "b2": 2, "s0": 0, "s1": 1, "none": nil], "\(listed)")
     }
