@@ -68,11 +68,7 @@ extension RequestFields {
                 fields.sound = text
             case .badge:
                 reader.skipSpace()
-                // 0 and 1: `RequestFields(json:)` refuses them on Linux (JSONSerialization's NSNumber of 0 or 1
-                // is also a `Bool` there), so they are left to it.
-                guard let number = reader.number(), let whole = number.integer, whole != 0, whole != 1 else {
-                    return false
-                }
+                guard let number = reader.number(), let whole = number.integer else { return false }
                 fields.badge = whole
             case .category:
                 guard let text = string(&reader) else { return false }

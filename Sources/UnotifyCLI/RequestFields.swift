@@ -154,6 +154,8 @@ extension RequestFields {
     ///
     /// Each value is tried as its expected types before JSON's `null` (``isNull(_:)``): `is NSNull` on a string, an
     /// array or an object first bridges it to its Foundation class, which cost an import about a sixth of its parse.
+    /// A flag takes `true` or `false` only and a badge a number only (0 and 1 included): ``jsonBoolean(_:)`` tells
+    /// the two apart, which `as? Bool` cannot.
     /// - Throws: `ValidationError` for an unknown key or a value of the wrong type.
     init(json object: [String: Any]) throws {
         if object.keys.contains(where: { !Self.jsonKeys.contains($0) }),
@@ -181,7 +183,7 @@ extension RequestFields {
         }
         func flag(_ key: String) throws -> Bool {
             guard let value = object[key] else { return false }
-            if let bool = value as? Bool { return bool }
+            if let bool = Self.jsonBoolean(value) { return bool }
             guard Self.isNull(value) else { throw ValidationError("'\(key)' must be true or false") }
             return false
         }
@@ -191,7 +193,9 @@ extension RequestFields {
         body = try string("body") ?? ""
         sound = try string("sound") ?? "default"
         if let value = object["badge"], !Self.isNull(value) {
-            guard !(value is Bool), let whole = (value as? Int) ?? (value as? Double).flatMap({ Int(exactly: $0) }) else {
+            guard Self.jsonBoolean(value) == nil,
+                let whole = (value as? Int) ?? (value as? Double).flatMap({ Int(exactly: $0) })
+            else {
                 throw ValidationError("'badge' must be a whole number")
             }
             badge = whole
@@ -229,5 +233,20 @@ extension RequestFields {
     /// string, array or dictionary the `NSNull` check first bridges the value to its Foundation class.
     static func isNull(_ value: Any) -> Bool {
         value is NSNull
+    }
+
+    /// The value when `JSONSerialization` read it from `true` or `false`; `nil` for anything else, a number included.
+    ///
+    /// `as? Bool` cannot tell the two apart: the `NSNumber` of a JSON 0 or 1 also bridges to `Bool` (on Linux and on
+    /// Darwin), so a `"badge": 0` would be taken for `false`. A JSON boolean is the one `NSNumber` of type `c` (`char`,
+    /// CFBoolean's type on Darwin, `__NSCFBoolean` on Linux); `JSONSerialization` gives JSON numbers other types (`i`,
+    /// `q`, `Q`, `d`), measured on Linux for every integer from -1000 to 1000 and the 64-bit limits.
+    ///
+    /// ```swift
+    /// RequestFields.jsonBoolean(object["repeats"] as Any)   // true for `true`, nil for `1`
+    /// ```
+    static func jsonBoolean(_ value: Any) -> Bool? {
+        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else { return nil }
+        return number.boolValue
     }
 }

@@ -74,4 +74,23 @@ struct FastPayloadJSONTests {
         }
         #expect(read > 400, "the generator should also produce bodies in the subset")
     }
+
+    /// `JSONSerialization`'s `NSNumber` of a 0 or 1 also bridges to `Bool`; the payload's values are told apart by the
+    /// number's type, so a badge of 0 still clears the badge and `content-available` 1 is still the flag.
+    @Test("the slow way (a null in the payload) keeps badge 0 and 1 numbers and content-available 1 a flag")
+    func slowWayBadgeZeroAndOne() throws {
+        for (text, badge) in [
+            (#"{"aps":{"badge":0},"x":null}"#, 0), (#"{"aps":{"badge":1},"x":null}"#, 1),
+            (#"{"aps":{"badge":2},"x":null}"#, 2), (#"{"aps":{"badge":0.0},"x":null}"#, 0),
+        ] {
+            #expect(FastPayloadJSON.object(Data(text.utf8)) == nil, "\(text) takes the slow way")
+            let payload = try APNsPayload.parse(Data(text.utf8), pushType: .alert)
+            #expect(payload.badge == badge && payload.content(bundleDirectory: nil).badge == badge, "\(text)")
+        }
+        let flags = try APNsPayload.parse(
+            Data(#"{"aps":{"content-available":1,"mutable-content":0,"badge":0},"x":null}"#.utf8), pushType: .alert)
+        #expect(flags.contentAvailable && !flags.mutableContent && flags.badge == 0 && !flags.isBackground)
+        let booleans = try APNsPayload.parse(Data(#"{"aps":{"badge":true},"x":null}"#.utf8), pushType: .alert)
+        #expect(booleans.badge == nil && booleans.ignoredKeys.contains("aps.badge"))
+    }
 }

@@ -145,6 +145,7 @@ struct AudienceScheduleTests {
 
                 for (body, reason) in [
                     (#"{"target":{"planet":"mars"},\#(request)}"#, "UnknownTarget"),
+                    (#"{"target":{"all":1},\#(request)}"#, "BadRequest"),
                     (#"{"target":{"all":true},"devices":["p"],\#(request)}"#, "BadRequest"),
                     (#"{"target":{"all":true},"atomic":true,\#(request)}"#, "BadRequest"),
                     (#"{"target":{"all":true},"request":{"identifier":"x","trigger":{"calendar":{"hour":25}}}}"#, "InvalidTrigger"),

@@ -179,10 +179,60 @@ struct ImportCommandTests {
             (#"{"attachment": [1]}"#, "'attachment' must be a string or a list of strings"),
             (#"{"attachment": {"a": 1}}"#, "'attachment' must be a string or a list of strings"),
             (#"{"badge": true}"#, "'badge' must be a whole number"),
+            (#"{"badge": false}"#, "'badge' must be a whole number"),
+            (#"{"badge": 1.5}"#, "'badge' must be a whole number"),
+            (#"{"repeats": 1}"#, "'repeats' must be true or false"),
+            (#"{"repeats": 0}"#, "'repeats' must be true or false"),
+            (#"{"strict": 1.0}"#, "'strict' must be true or false"),
         ] {
             #expect(throws: (any Error).self, "\(line)") { try fields(line) }
             do { _ = try fields(line) } catch { #expect("\(error)".contains(message), "\(line): \(error)") }
         }
+    }
+
+    @Test("a badge of 0 or 1 is a number, not a boolean; a flag is a boolean, not a number")
+    func badgeZeroAndOne() throws {
+        func fields(_ line: String) throws -> RequestFields {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return try RequestFields(json: object)
+        }
+        // JSONSerialization's NSNumber of a 0 or 1 also bridges to `Bool`: the badge was refused, a flag taken.
+        for (line, badge) in [
+            (#"{"badge": 0}"#, 0), (#"{"badge": 1}"#, 1), (#"{"badge": 2}"#, 2), (#"{"badge": 0.0}"#, 0),
+            (#"{"badge": 1.0}"#, 1), (#"{"badge": -0}"#, 0),
+        ] {
+            #expect(try fields(line).badge == badge, "\(line)")
+            #expect(try fields(line).request().content.badge?.intValue == badge, "\(line)")
+        }
+        #expect(try fields(#"{"repeats": true, "in": "2h"}"#).trigger.repeats)
+        #expect(try !fields(#"{"repeats": false, "in": "2h"}"#).trigger.repeats)
+        #expect(RequestFields.jsonBoolean(NSNumber(value: 1)) == nil)
+    }
+
+    @Test("unotify import keeps badge 0 (clear the badge), 1 and 2, the fast way and the slow way")
+    func importsBadgeZeroAndOne() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // "say \"hi\"" has an escape, which the fast way leaves to JSONSerialization and RequestFields(json:).
+        let path = try Self.file(
+            [
+                #"{"id": "b0", "title": "Clear", "badge": 0, "in": "1h"}"#,
+                #"{"id": "b1", "title": "One", "badge": 1, "in": "1h"}"#,
+                #"{"id": "b2", "title": "Two", "badge": 2, "in": "1h"}"#,
+                #"{"id": "s0", "title": "say \"hi\"", "badge": 0, "in": "1h"}"#,
+                #"{"id": "s1", "title": "say \"hi\"", "badge": 1, "in": "1h"}"#,
+                #"{"id": "none", "title": "Left as is", "in": "1h"}"#,
+            ], in: folder)
+        let output = try await execute(["import", path, "--store", store, "--mode", "embedded", "--app", "com.example.app"])
+        #expect(output.hasPrefix("imported 6 requests for 1 app"), "\(output)")
+        let listed = try await execute(["list", "--json", "--store", store, "--mode", "embedded", "--app", "com.example.app"])
+        let requests = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+        let badges = Dictionary(
+            uniqueKeysWithValues: requests.map {
+                let content = $0["content"] as? [String: Any]
+                return ($0["identifier"] as? String ?? "", (content?["badge"] as? NSNumber)?.intValue)
+            })
+        #expect(badges == ["b0": 0, "b1": 1, "b2": 2, "s0": 0, "s1": 1, "none": nil], "\(listed)")
     }
 
     @Test("a line's keys are exactly add's long options, and app")

@@ -294,7 +294,7 @@ enum ServerAPIJSON {
 
     /// Whether JSONSerialization read `true`/`false`: booleans come as NSNumbers of type `c` (measured on Linux;
     /// CFBoolean on Darwin has the same type), which no JSON number produces.
-    private static func isBoolean(_ number: NSNumber) -> Bool {
+    static func isBoolean(_ number: NSNumber) -> Bool {
         String(cString: number.objCType) == "c"
     }
 }

@@ -27,7 +27,7 @@ enum PushJSON {
         content.categoryIdentifier = try string(object, "category", path) ?? ""
         content.threadIdentifier = try string(object, "thread", path) ?? ""
         if let badge = object["badge"], !(badge is NSNull) {
-            guard let number = badge as? NSNumber, String(cString: number.objCType) != "c",
+            guard let number = badge as? NSNumber, !ServerAPIJSON.isBoolean(number),
                 number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e9
             else { throw ServerAPIError.badRequest("\(path)badge must be an integer") }
             content.badge = number.intValue
@@ -110,7 +110,10 @@ enum PushJSON {
         case "tag":
             return .tag(try ServerAPI.tagExpression(entry.value, path: path + ".tag"))
         case "all":
-            guard entry.value as? Bool == true else { throw ServerAPIError.badRequest("\(path).all must be true") }
+            // `as? Bool` would take a 1 too: JSONSerialization's NSNumber of a 1 also bridges to `Bool`.
+            guard let flag = entry.value as? NSNumber, ServerAPIJSON.isBoolean(flag), flag.boolValue else {
+                throw ServerAPIError.badRequest("\(path).all must be true")
+            }
             return .all
         default:
             throw ServerAPIError(

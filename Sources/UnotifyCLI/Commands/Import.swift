@@ -17,7 +17,8 @@ struct Import: AsyncParsableCommand {
         discussion: """
             Each line is a JSON object whose keys are add's long options without the dashes, plus "app" (default: \
             --app): {"id": "r1", "title": "Standup", "calendar": "weekday=2,hour=9", "repeats": true, \
-            "user-info": {"room": 4}}. Blank lines are skipped. Every line is checked before anything is stored: a \
+            "user-info": {"room": 4}}. A flag (repeats, strict, on-entry, ...) is true or false, a badge a whole \
+            number (0 clears the badge). Blank lines are skipped. Every line is checked before anything is stored: a \
             bad line is reported with its number and nothing is imported (--skip-invalid imports the others). \
             Requests are stored in batches of --batch-size, each one transaction: all of a batch or none of it.
             """)
