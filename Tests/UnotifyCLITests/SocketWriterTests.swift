@@ -3,7 +3,6 @@ import NIOCore
 import NIOPosix
 import TestPrograms
 import Testing
-import TestPrograms
 
 @testable import NotificationClient
 
