@@ -327,7 +327,7 @@ extension NotificationScheduler {
     {
         var results = [Result<PushDeliveryOutcome, any Error>?](repeating: nil, count: pushes.count)
         let now = clock.now
-        let generation = wake.generation
+        let generation = wake.heldGeneration
         // The pushes waiting to be stored together, by kind (whether the loop takes them claimed, per app).
         var groups: [(kind: GroupCommit.Kind, indices: [Int], requests: [PendingRequest])] = []
         var claimed: [PendingRequest] = []

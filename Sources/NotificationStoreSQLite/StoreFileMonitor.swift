@@ -167,9 +167,16 @@ public final class StoreFileMonitor: Sendable {
                 // EINTR ends the pause early: harmless, the check runs or is deferred again.
                 guard poll(&stopOnly, 1, pauseMilliseconds) <= 0 || stopOnly.revents == 0 else { return }
                 afterPause()
-                // The folder gone: the engine then sees only its own changes, as when it could not be watched.
                 watch = inotify_add_watch(descriptor, folder, mask)
-                guard watch >= 0 else { return }
+                // Not watched again (the user's inotify watches all taken meanwhile, ENOSPC; the folder gone): the
+                // check runs once a second until the watch comes back, so other processes' commits are still seen.
+                while watch < 0 {
+                    let deferred = report()
+                    var stopOnly = pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
+                    guard poll(&stopOnly, 1, 1_000) <= 0 || stopOnly.revents == 0 else { return }
+                    if deferred { afterPause() }
+                    watch = inotify_add_watch(descriptor, folder, mask)
+                }
                 // The events of the writes before the removal, and its IN_IGNORED: `report` answers for them.
                 while buffer.withUnsafeMutableBytes({ read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
             } while report()

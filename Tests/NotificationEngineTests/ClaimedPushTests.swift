@@ -31,8 +31,10 @@ struct ClaimedPushTests {
     }
 
     /// Yields until `condition` holds (the suite's time limit ends a test that would wait forever).
+    /// Yields until `condition` holds, or until the suite's time limit cancels the test (which then fails there
+    /// rather than spinning on).
     func waitUntil(_ condition: () async -> Bool) async {
-        while !(await condition()) { await Task.yield() }
+        while !(await condition()) && !Task.isCancelled { await Task.yield() }
     }
 
     @Test("a push accepted while the loop runs is presented and recorded without a claim transaction")
@@ -82,8 +84,14 @@ struct ClaimedPushTests {
         #expect(try await sqlite.history(appID: app, limit: 10).map(\.requestIdentifier) == ["first"])
     }
 
-    @Test("pushes handed over together are published for adds: one an add replaces is not presented")
-    func batchPublishedForAdds() async throws {
+    /// `signalsBefore`: wake-ups of adds that replaced nothing held (`touchesHeld: false`), sent before the batch. The
+    /// batch path once stamped its pushes with the count of all wake-ups where the loop compares the count of those
+    /// that touch what it holds: when the two differed by as many as the loop had seen since, it skipped its check and
+    /// presented the replaced push (the session-13 review; two such signals did it).
+    @Test(
+        "pushes handed over together are published for adds: one an add replaces is not presented",
+        arguments: [0, 1, 2, 3])
+    func batchPublishedForAdds(signalsBefore: Int) async throws {
         let presenter = GatePresenter()
         let engine = NotificationScheduler(store: store, clock: clock, presenter: presenter)
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])
@@ -92,6 +100,7 @@ struct ClaimedPushTests {
         await waitUntil { await engine.sleepingUntil != nil }
         try await engine.deliverPush(push("first"), appID: app, deliver: false)
         await waitUntil { presenter.started == ["first"] }
+        for _ in 0..<signalsBefore { engine.wake.signal(touchesHeld: false) }
         // Handed over together while the loop presents "first": both keys published at once.
         let outcomes = await engine.deliverPushes([(push("a"), app), (push("b"), app)], deliver: false)
         #expect(outcomes.allSatisfy { if case .success(.scheduled) = $0 { true } else { false } })
