@@ -80,8 +80,8 @@ extension PropertyListValue {
     }
 
     private static func fromNumber(_ number: NSNumber) -> PropertyListValue {
+        if number.isJSONBoolean { return .bool(number.boolValue) }
         switch String(cString: number.objCType) {
-        case "c": return .bool(number.boolValue)
         case "f", "d": return .double(number.doubleValue)
         default: return .integer(number.intValue)
         }

@@ -235,18 +235,14 @@ extension RequestFields {
         value is NSNull
     }
 
-    /// The value when `JSONSerialization` read it from `true` or `false`; `nil` for anything else, a number included.
-    ///
-    /// `as? Bool` cannot tell the two apart: the `NSNumber` of a JSON 0 or 1 also bridges to `Bool` (on Linux and on
-    /// Darwin), so a `"badge": 0` would be taken for `false`. A JSON boolean is the one `NSNumber` of type `c` (`char`,
-    /// CFBoolean's type on Darwin, `__NSCFBoolean` on Linux); `JSONSerialization` gives JSON numbers other types (`i`,
-    /// `q`, `Q`, `d`), measured on Linux for every integer from -1000 to 1000 and the 64-bit limits.
+    /// The value when `JSONSerialization` read it from `true` or `false`; `nil` for anything else, a number included
+    /// (`as? Bool` takes a JSON 0 or 1 too: ``NSNumber/isJSONBoolean``).
     ///
     /// ```swift
     /// RequestFields.jsonBoolean(object["repeats"] as Any)   // true for `true`, nil for `1`
     /// ```
     static func jsonBoolean(_ value: Any) -> Bool? {
-        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else { return nil }
+        guard let number = value as? NSNumber, number.isJSONBoolean else { return nil }
         return number.boolValue
     }
 }

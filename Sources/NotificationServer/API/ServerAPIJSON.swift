@@ -292,9 +292,6 @@ enum ServerAPIJSON {
         return number.boolValue
     }
 
-    /// Whether JSONSerialization read `true`/`false`: booleans come as NSNumbers of type `c` (measured on Linux;
-    /// CFBoolean on Darwin has the same type), which no JSON number produces.
-    static func isBoolean(_ number: NSNumber) -> Bool {
-        String(cString: number.objCType) == "c"
-    }
+    /// Whether JSONSerialization read `true`/`false` (``NSNumber/isJSONBoolean``).
+    static func isBoolean(_ number: NSNumber) -> Bool { number.isJSONBoolean }
 }
