@@ -15,11 +15,6 @@ final class FaultInjector: Sendable {
         self.rules = rules
     }
 
-    /// The rule that applies to a request to `path` with `topic`, if any, among the rules in force now.
-    func rule(path: String, topic: String?) async -> APNsFaultRule? {
-        rule(path: path, topic: topic, among: await rules())
-    }
-
     /// The rules in force now, for ``rule(path:topic:among:)``: the requests of one batch ask them once (in the daemon,
     /// each asking is a read of the store).
     func currentRules() async -> [APNsFaultRule] {

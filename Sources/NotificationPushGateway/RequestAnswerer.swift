@@ -324,13 +324,9 @@ final class RequestAnswerer: Sendable {
             )
         }
         let topic = request.headers.first { $0.name.lowercased() == "apns-topic" }?.value
-        let applying: APNsFaultRule?
-        if let rules {
-            applying = faults.rule(path: request.path, topic: topic, among: rules)
-        } else {
-            applying = await faults.rule(path: request.path, topic: topic)
-        }
-        guard let rule = applying else { return .respond(request) }
+        let current: [APNsFaultRule]
+        if let rules { current = rules } else { current = await faults.currentRules() }
+        guard let rule = faults.rule(path: request.path, topic: topic, among: current) else { return .respond(request) }
         return .fault(request, rule)
     }
 
