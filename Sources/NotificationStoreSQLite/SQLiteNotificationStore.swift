@@ -1117,8 +1117,10 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func deliveredNotifications(appID: String) async throws -> [DeliveredNotification] {
         try await read { db in
-            try DeliveredRecord.fetchAll(db, sql: "SELECT * FROM delivered WHERE app = ? ORDER BY date", arguments: [appID])
-                .readableNotifications()
+            // Equal dates in the order their fires were recorded (a replacement updates its row in place).
+            try DeliveredRecord.fetchAll(
+                db, sql: "SELECT * FROM delivered WHERE app = ? ORDER BY date, historyID", arguments: [appID]
+            ).readableNotifications()
         }
     }
 

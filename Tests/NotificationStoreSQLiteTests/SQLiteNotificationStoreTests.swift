@@ -136,6 +136,35 @@ struct SQLiteNotificationStoreTests {
         #expect(try await store.history(appID: nil, limit: 2).compactMap(\.id) == [kept.id! + 1, kept.id!])
     }
 
+    @Test("a delivered notification replaced by a later fire is updated in place, listed last among equal dates")
+    func deliveredReplacedInPlace() async throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        let due = start.addingTimeInterval(10)
+        // "a" and "b" fire at the same instant, then "a" again (a collapse identifier, a repeating request).
+        var historyIDs: [String: Int64] = [:]
+        for id in ["a", "b", "a"] {
+            let stored = try await store.insertPending(request(id, fireIn: 10), cap: nil, at: start).stored
+            let claimed = try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 1)
+            #expect(claimed.map(\.revision) == [stored.revision])
+            var fire = Self.fire(claimed[0], at: due, history: history(claimed[0], at: due))
+            fire.delivered?.request.content.body = "fire \(historyIDs.count)"
+            historyIDs[id] = try await store.completeFires([fire]).first
+        }
+        let delivered = try await store.deliveredNotifications(appID: "com.example.app")
+        // One row per identifier, the later fire's content and history entry; equal dates in the order the fires were
+        // recorded, as when a replacement was a new row.
+        #expect(delivered.map(\.identifier) == ["b", "a"])
+        #expect(delivered.map(\.request.content.body) == ["fire 1", "fire 2"])
+        #expect(delivered.map(\.historyID) == [historyIDs["b"], historyIDs["a"]])
+        let rows = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, identifier FROM delivered ORDER BY rowid")
+        }
+        // Updated in place: "a" keeps the row it was first inserted as.
+        #expect(rows.map { $0["identifier"] as String } == ["a", "b"])
+    }
+
     @Test("fires and a batch of pushes written together take one transaction; if it fails, each part is written alone")
     func firesAndInsertionInOneTransaction() async throws {
         let (path, folder) = temporaryPath()
