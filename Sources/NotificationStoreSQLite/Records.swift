@@ -81,8 +81,9 @@ struct DeliveredRecord: Codable, FetchableRecord, PersistableRecord {
     /// `INSERT OR REPLACE` deleted it and inserted a new one: that touched the row's old page, the table's last page and
     /// the `(app, identifier)` index twice, for every push with a collapse identifier already listed and every repeating
     /// request's fire. Measured (unotify-server-bench figure 4, 20,000 pushes over 5,000 collapse identifiers,
-    /// docs/benchmarks.md, session 14): `pwrite` calls per run ×0.83, the CPU of GRDB's threads per push ×0.84. The
-    /// list keeps its order: it is read by date, then by history entry (the order a replacement's new row gave before).
+    /// docs/benchmarks.md, session 14): `pwrite` calls per run ×0.83-0.85 (the WAL frames of the pages written); the
+    /// CPU per push and the pushes per second show no difference on the shared test machine. The list keeps its order:
+    /// it is read by date, then by history entry (the order a replacement's new row gave before).
     func replace(_ db: Database) throws {
         try db.cachedStatement(
             sql: """
