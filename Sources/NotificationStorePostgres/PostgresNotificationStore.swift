@@ -1050,8 +1050,11 @@ public final class PostgresNotificationStore: NotificationStore {
 
     public func deliveredNotifications(appID: String) async throws -> [DeliveredNotification] {
         try await read { connection, logger in
+            // Equal dates in the order their fires were recorded, as the SQLite store lists them (a replacement
+            // updates its row in place in both).
             try await Self.delivered(
-                "SELECT payload, history_id FROM delivered WHERE app = \(appID) ORDER BY date", connection, logger)
+                "SELECT payload, history_id FROM delivered WHERE app = \(appID) ORDER BY date, history_id", connection,
+                logger)
         }
     }
 
