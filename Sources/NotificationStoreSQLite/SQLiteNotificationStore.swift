@@ -394,26 +394,28 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// conversions, cost several times the query.
     private static func pendingCapSetting(_ db: Database) throws -> Int?? {
         let statement = try db.cachedStatement(sql: "SELECT value FROM metadata WHERE key = 'policy.pendingCap'")
-        // No row, or a NULL value: no cap set.
-        let text: String? = try firstRow(of: statement, db) { handle -> String? in
+        let text = try firstRow(of: statement, db) { handle -> String? in
             guard sqlite3_column_type(handle, 0) != SQLITE_NULL, let text = sqlite3_column_text(handle, 0) else {
                 return nil
             }
             return String(cString: text)
-        } ?? nil
-        return text.flatMap(StorePolicy.PendingCap.init).map(\.value)
+        }
+        // No row, or a NULL value: no cap set.
+        return (text ?? nil).flatMap(StorePolicy.PendingCap.init).map(\.value)
     }
 
     /// Steps a query without arguments, or with its arguments bound straight to it (as ``bind(_:to:)`` binds a row), to
     /// its first row, reads that row with `read`, and resets the statement; `nil` when there is no row.
     ///
-    /// For the queries every add's transaction asks (``pendingCapSetting(_:)``, ``deniedAppIDs(among:_:)``): GRDB's
-    /// `fetchOne` builds a cursor, checks the arguments and instantiates generic metadata per call, which cost more than
-    /// SQLite's own lookup (3% of a daemon's samples at 64 clients in `perf`, on the single writer's thread). Only for
-    /// reading queries: GRDB sees nothing of the execution, which a statement that writes would need it to (its
-    /// transaction observers).
+    /// For the queries every add's transaction asks (``pendingCapSetting(_:)``, ``deniedAppIDs(among:_:)``):
+    /// GRDB's `fetchOne` builds a cursor, checks the arguments and instantiates generic metadata per call, which cost
+    /// more than SQLite's own lookup (3% of a daemon's samples at 64 clients in `perf`, on the single writer's thread).
+    /// Only for reading queries: GRDB sees nothing of the execution, which a statement that writes would need it to
+    /// (its transaction observers).
     /// - Throws: `DatabaseError` with SQLite's code and message when the step fails.
-    private static func firstRow<T>(of statement: Statement, _ db: Database, _ read: (OpaquePointer) -> T) throws -> T? {
+    private static func firstRow<T>(
+        of statement: Statement, _ db: Database, _ read: (OpaquePointer) -> T
+    ) throws -> T? {
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         switch sqlite3_step(handle) {
