@@ -31,7 +31,9 @@ final class ReplyRouter: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
         guard line.readableBytes > 1, line.getInteger(at: line.readerIndex, as: UInt8.self) == CompactFrame.marker,
-            case .reply(let id, let reply)? = try? CompactFrame.serverMessage(from: line.readableBytesView)
+            case .reply(let id, let reply)? = line.withUnsafeReadableBytes({
+                try? CompactFrame.serverMessage(fromBytes: $0)
+            })
         else {
             // A frame that cannot be read goes on too: the reader closes the connection, as for any bad line.
             context.fireChannelRead(data)
