@@ -82,8 +82,9 @@ extension NotificationScheduler {
     }
 
     /// Checks a batch: its requests with their first fire dates, or every refusal.
-    private static func checked(_ requests: some BatchRequests, denied: [String: Bool], at now: Date, calendar: Calendar)
-        -> Result<[PendingRequest], BatchAddError>
+    private static func checked(
+        _ requests: some BatchRequests, denied: [String: Bool], at now: Date, calendar: Calendar
+    ) -> Result<[PendingRequest], BatchAddError>
     {
         var refusals: [BatchAddError.Refusal] = []
         var pending: [PendingRequest] = []

@@ -139,7 +139,9 @@ struct AttachmentTests {
         #expect(FileManager.default.fileExists(atPath: source.path))
     }
 
-    @Test("a batch add that replaces a pending request deletes its file, and keeps the files of those it does not", arguments: NotificationTestSystem.Mode.allCases)
+    @Test(
+        "a batch add that replaces a pending request deletes its file, and keeps the files of those it does not",
+        arguments: NotificationTestSystem.Mode.allCases)
     func batchReplacement(mode: NotificationTestSystem.Mode) async throws {
         let folder = try AttachmentWorld.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -148,10 +150,11 @@ struct AttachmentTests {
         let later = UNTimeIntervalNotificationTrigger(timeInterval: 600, repeats: false)
         for id in ["replaced", "kept"] {
             let source = try AttachmentWorld.write(AttachmentWorld.png, "\(id).png", in: folder)
-            try await center.add(AttachmentWorld.request(id, try UNNotificationAttachment(identifier: id, url: source), trigger: later))
+            let attachment = try UNNotificationAttachment(identifier: id, url: source)
+            try await center.add(AttachmentWorld.request(id, attachment, trigger: later))
         }
-        let files = Dictionary(
-            uniqueKeysWithValues: await center.pendingNotificationRequests().map { ($0.identifier, $0.content.attachments[0].url.path) })
+        let pending = await center.pendingNotificationRequests()
+        let files = Dictionary(uniqueKeysWithValues: pending.map { ($0.identifier, $0.content.attachments[0].url.path) })
         #expect(files.values.allSatisfy { FileManager.default.fileExists(atPath: $0) })
         let plain = UNMutableNotificationContent()
         plain.title = "no attachment now"

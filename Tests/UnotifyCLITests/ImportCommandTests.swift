@@ -113,7 +113,8 @@ struct ImportCommandTests {
         for number in bad { lines[number - 1] = #"{"id": "bad\#(number)", "in": "soon"}"# }
         let path = try Self.file(lines, in: folder)
         let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_PENDING_CAP": "off"]
-        let output = try await runToEnd(["import", path, "--skip-invalid", "--batch-size", "3000"], environment: environment)
+        let output = try await runToEnd(
+            ["import", path, "--skip-invalid", "--batch-size", "3000"], environment: environment)
         #expect(output.contains("imported 9990 requests for 2 apps"), "\(output)")
         for (app, parity) in [("com.example.even", 0), ("com.example.odd", 1)] {
             let listed = try await runToEnd(["list", "--json", "--app", app], environment: environment)
@@ -305,7 +306,8 @@ struct ImportCommandTests {
         // A batch of one app is its specs as they are: all of them, or a slice.
         let oneApp = Import.ParsedLines(items: (1...5).map { item($0, "a") }, bad: [])
         #expect(Array(oneApp.batches(of: 5)).map { $0.requestsByApp.map(\.appID) } == [["a"]])
-        #expect(Array(oneApp.batches(of: 5))[0].requestsByApp[0].specs.map(\.identifier) == ["r1", "r2", "r3", "r4", "r5"])
+        let whole = try #require(Array(oneApp.batches(of: 5)).first)
+        #expect(whole.requestsByApp[0].specs.map(\.identifier) == ["r1", "r2", "r3", "r4", "r5"])
         let slices = Array(oneApp.batches(of: 2))
         #expect(slices.map { $0.requestsByApp[0].specs.map(\.identifier) } == [["r1", "r2"], ["r3", "r4"], ["r5"]])
         #expect(slices.map(\.firstLine) == [1, 3, 5] && slices.map(\.lastLine) == [2, 4, 5])

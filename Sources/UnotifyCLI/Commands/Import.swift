@@ -131,8 +131,9 @@ struct Import: AsyncParsableCommand {
                 let range = part * chunk..<min((part + 1) * chunk, lines.count)
                 let parsed = data.withUnsafeBytes { bytes in
                     Self.parse(
-                        lines[range].lazy.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, firstLine: range.lowerBound + 1,
-                        into: slots.base + range.lowerBound, appID: appID, configuration: configuration)
+                        lines[range].lazy.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
+                        firstLine: range.lowerBound + 1, into: slots.base + range.lowerBound, appID: appID,
+                        configuration: configuration)
                 }
                 results.withLock { $0[part] = parsed }
             }
