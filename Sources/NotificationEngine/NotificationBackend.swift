@@ -63,7 +63,7 @@ extension NotificationScheduler: NotificationBackend {
     public func detachContentExtension(appID: String) async {}
 
     public func add(contentsOf specs: [RequestSpec], appID: String) async throws -> BatchAddResult {
-        try await add(contentsOf: specs.map { BatchRequest(appID: appID, spec: $0) })
+        try await add(batch: OneAppBatch(appID: appID, specs: specs))
     }
 
     public func setLaunchCommand(_ command: [String]?, appID: String) async throws {

@@ -139,6 +139,35 @@ struct AttachmentTests {
         #expect(FileManager.default.fileExists(atPath: source.path))
     }
 
+    @Test(
+        "a batch add that replaces a pending request deletes its file, and keeps the files of those it does not",
+        arguments: NotificationTestSystem.Mode.allCases)
+    func batchReplacement(mode: NotificationTestSystem.Mode) async throws {
+        let folder = try AttachmentWorld.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let system = try NotificationTestSystem(mode: mode, configuration: AttachmentWorld.configuration(folder))
+        let center = try await system.center(for: attachmentApp)
+        let later = UNTimeIntervalNotificationTrigger(timeInterval: 600, repeats: false)
+        for id in ["replaced", "kept"] {
+            let source = try AttachmentWorld.write(AttachmentWorld.png, "\(id).png", in: folder)
+            let attachment = try UNNotificationAttachment(identifier: id, url: source)
+            try await center.add(AttachmentWorld.request(id, attachment, trigger: later))
+        }
+        let pending = await center.pendingNotificationRequests()
+        let files = Dictionary(uniqueKeysWithValues: pending.map { ($0.identifier, $0.content.attachments[0].url.path) })
+        #expect(files.values.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        let plain = UNMutableNotificationContent()
+        plain.title = "no attachment now"
+        _ = try await center.add(contentsOf: [
+            UNNotificationRequest(identifier: "replaced", content: plain, trigger: later),
+            UNNotificationRequest(identifier: "new", content: plain, trigger: later),
+        ])
+        await system.settle(center)
+        #expect(!FileManager.default.fileExists(atPath: try #require(files["replaced"])))
+        #expect(FileManager.default.fileExists(atPath: try #require(files["kept"])))
+        #expect(Set(await center.pendingNotificationRequests().map(\.identifier)) == ["replaced", "kept", "new"])
+    }
+
     @Test("a repeating request keeps its file across deliveries until the request and its notification are gone", arguments: NotificationTestSystem.Mode.allCases)
     func repeating(mode: NotificationTestSystem.Mode) async throws {
         let folder = try AttachmentWorld.folder()

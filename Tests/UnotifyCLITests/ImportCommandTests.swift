@@ -96,6 +96,39 @@ struct ImportCommandTests {
         #expect(try await runToEnd(["list"], environment: environment).contains("line 8999"))
     }
 
+    @Test("with blank and bad lines skipped across chunks, every request keeps its own line's fields and app")
+    func skippedLinesAcrossChunks() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Two apps alternating; blank and bad lines at and around the chunks' edges (4,096 lines each) leave gaps that
+        // the parse closes up, and the slow way (a JSON null) now and then.
+        var lines = (1...10_000).map { number in
+            let app = number % 2 == 0 ? "com.example.even" : "com.example.odd"
+            let extra = number % 7 == 0 ? #", "subtitle": null"# : ""
+            return #"{"id": "r\#(number)", "app": "\#(app)", "title": "T\#(number)", "in": "\#(number)m"\#(extra)}"#
+        }
+        let blank: Set = [2, 4_095, 4_096, 8_193, 9_999]
+        let bad: Set = [1, 3, 4_097, 8_192, 10_000]
+        for number in blank { lines[number - 1] = number == 2 ? "" : "  " }
+        for number in bad { lines[number - 1] = #"{"id": "bad\#(number)", "in": "soon"}"# }
+        let path = try Self.file(lines, in: folder)
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_PENDING_CAP": "off"]
+        let output = try await runToEnd(
+            ["import", path, "--skip-invalid", "--batch-size", "3000"], environment: environment)
+        #expect(output.contains("imported 9990 requests for 2 apps"), "\(output)")
+        for (app, parity) in [("com.example.even", 0), ("com.example.odd", 1)] {
+            let listed = try await runToEnd(["list", "--json", "--app", app], environment: environment)
+            let requests = try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
+            let expected = (1...10_000).filter { $0 % 2 == parity && !blank.contains($0) && !bad.contains($0) }
+            #expect(Set(requests.compactMap { $0["identifier"] as? String }) == Set(expected.map { "r\($0)" }))
+            let mismatched = requests.filter { request in
+                let identifier = request["identifier"] as? String ?? ""
+                return (request["content"] as? [String: Any])?["title"] as? String != "T" + identifier.dropFirst()
+            }
+            #expect(mismatched.isEmpty, "\(mismatched.prefix(3))")
+        }
+    }
+
     @Test("standard input, batches smaller than the file, a JSON summary, and the cap's discards named")
     func standardInput() async throws {
         let (store, folder) = temporaryStore()
@@ -248,7 +281,7 @@ struct ImportCommandTests {
         #expect(options.subtracting(global) == RequestFields.jsonKeys.subtracting(["app"]))
     }
 
-    @Test("lines are split at line feeds (a CR before one is the line's), and batches keep file order per app across chunks")
+    @Test("lines are split at line feeds (a CR before one is the line's), and batches keep file order per app")
     func linesAndBatches() throws {
         let ranges = Import.lineRanges(in: Data("ab\r\n\ncd\n".utf8))
         #expect(ranges == [0..<3, 4..<4, 5..<7, 8..<8])
@@ -261,7 +294,7 @@ struct ImportCommandTests {
                 spec: RequestSpec(identifier: "r\(line)", content: NotificationPayload(), trigger: nil))
         }
         let parsed = Import.ParsedLines(
-            chunks: [[item(1, "a"), item(2, "b")], [], [item(4, "a"), item(5, "a"), item(7, "c")]], bad: [])
+            items: [item(1, "a"), item(2, "b"), item(4, "a"), item(5, "a"), item(7, "c")], bad: [])
         #expect(parsed.count == 5 && parsed.appIDs == ["a", "b", "c"])
         let batches = Array(parsed.batches(of: 3))
         #expect(batches.map(\.count) == [3, 2])
@@ -269,6 +302,14 @@ struct ImportCommandTests {
         #expect(batches[0].requestsByApp.map(\.appID) == ["a", "b"])
         #expect(batches[0].requestsByApp.map { $0.specs.map(\.identifier) } == [["r1", "r4"], ["r2"]])
         #expect(batches[1].requestsByApp.map { $0.specs.map(\.identifier) } == [["r5"], ["r7"]])
-        #expect(Array(Import.ParsedLines(chunks: [[], []], bad: []).batches(of: 3)).isEmpty)
+        #expect(Array(Import.ParsedLines(items: [], bad: []).batches(of: 3)).isEmpty)
+        // A batch of one app is its specs as they are: all of them, or a slice.
+        let oneApp = Import.ParsedLines(items: (1...5).map { item($0, "a") }, bad: [])
+        #expect(Array(oneApp.batches(of: 5)).map { $0.requestsByApp.map(\.appID) } == [["a"]])
+        let whole = try #require(Array(oneApp.batches(of: 5)).first)
+        #expect(whole.requestsByApp[0].specs.map(\.identifier) == ["r1", "r2", "r3", "r4", "r5"])
+        let slices = Array(oneApp.batches(of: 2))
+        #expect(slices.map { $0.requestsByApp[0].specs.map(\.identifier) } == [["r1", "r2"], ["r3", "r4"], ["r5"]])
+        #expect(slices.map(\.firstLine) == [1, 3, 5] && slices.map(\.lastLine) == [2, 4, 5])
     }
 }

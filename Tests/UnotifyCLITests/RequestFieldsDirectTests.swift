@@ -92,7 +92,24 @@ struct RequestFieldsDirectTests {
         #"{"id": 01}"#,
         #"{"id": "deep", "user-info": {"a": "# + String(repeating: "[", count: 32) + "1"
             + String(repeating: "]", count: 32) + #"}, "in": "1h"}"#,
+        #"{"id": "esc", "t\u0069tle": "escaped key", "in": "1h"}"#,
+        #"{"id": "esc", "tit\"le": "quote in a key", "in": "1h"}"#,
+        "{\"id\": \"tab\", \"ti\ttle\": \"control character in a key\", \"in\": \"1h\"}",
+        "{\"id\": \"bomkey\", \"\u{FEFF}title\": \"x\", \"in\": \"1h\"}",
+        #"{"id": "case", "Title": "x", "in": "1h"}"#,
+        #"{"id": "open", "title"#,
     ]
+
+    @Test("the fast way's keys are the slow way's: each matched by its name, and nothing else")
+    func keys() {
+        func key(_ text: String) -> RequestFields.Key? { RequestFields.Key(name: text) }
+        #expect(Set(RequestFields.Key.allCases.map(\.name)) == RequestFields.jsonKeys)
+        for name in RequestFields.jsonKeys {
+            #expect(key(name)?.name == name, "\(name)")
+            #expect(key(name + "x") == nil && key(String(name.dropLast())) == nil && key(name.uppercased()) == nil)
+        }
+        #expect(key("") == nil && key(String(repeating: "x", count: 40)) == nil)
+    }
 
     /// Lines only the slow way reads (or refuses).
     @Test("a line outside the fast way's subset is left to the slow way", arguments: leftToTheSlowWay)

@@ -115,25 +115,61 @@ struct Import: AsyncParsableCommand {
     }
 
     /// Every line, as a request or as the reason it is not one, in file order. Lines are parsed in chunks on every
-    /// core (parsing costs about as much as storing); the chunks' requests are not copied into one array (at 100,000
-    /// requests that copy and its fresh pages cost a sixth of the import's CPU).
+    /// core (parsing costs about as much as storing). Each chunk writes its requests' specs straight into the slots of
+    /// its lines in one array for the whole file, and the slots of blank and bad lines are closed up afterwards (moves,
+    /// not copies): the specs are not copied from the chunks into one array (at 100,000 requests that copy and its
+    /// fresh pages cost a sixth of the import's CPU), nor later into batches (``ParsedLines``).
     private func parse(_ data: Data, context: CLIContext) -> ParsedLines {
         let lines = Self.lineRanges(in: data)
         let chunk = 4_096
         let chunks = (lines.count + chunk - 1) / chunk
-        let results = Mutex([([Item], [BadLine])?](repeating: nil, count: chunks))
+        let results = Mutex([ParsedChunk?](repeating: nil, count: chunks))
         let (appID, configuration) = (context.appID, context.configuration)
-        DispatchQueue.concurrentPerform(iterations: chunks) { part in
-            let range = part * chunk..<min((part + 1) * chunk, lines.count)
-            let parsed = data.withUnsafeBytes { bytes in
-                Self.parse(
-                    lines[range].lazy.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }, firstLine: range.lowerBound + 1,
-                    appID: appID, configuration: configuration)
+        let specs = [RequestSpec](unsafeUninitializedCapacity: lines.count) { buffer, count in
+            let slots = Slots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: chunks) { part in
+                let range = part * chunk..<min((part + 1) * chunk, lines.count)
+                let parsed = data.withUnsafeBytes { bytes in
+                    Self.parse(
+                        lines[range].lazy.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) },
+                        firstLine: range.lowerBound + 1, into: slots.base + range.lowerBound, appID: appID,
+                        configuration: configuration)
+                }
+                results.withLock { $0[part] = parsed }
             }
-            results.withLock { $0[part] = parsed }
+            // Close up the slots left empty: each chunk's filled slots, in order, moved down to the next free one.
+            let base = buffer.baseAddress!
+            var next = 0
+            results.withLock { parts in
+                for (part, parsed) in parts.enumerated() {
+                    for offset in parsed!.filled {
+                        let slot = part * chunk + offset
+                        if slot != next { (base + next).moveInitialize(from: base + slot, count: 1) }
+                        next += 1
+                    }
+                }
+            }
+            count = next
         }
         let parts = results.withLock { $0.map { $0! } }
-        return ParsedLines(chunks: parts.map(\.0), bad: parts.flatMap(\.1))
+        return ParsedLines(
+            specs: specs, lines: parts.flatMap(\.lines), apps: parts.flatMap(\.apps), bad: parts.flatMap(\.bad))
+    }
+
+    /// What one chunk of lines gave, beside the specs it wrote into its slots.
+    private struct ParsedChunk: Sendable {
+        /// The offsets in the chunk of the lines that are requests (their slots hold their specs), in order.
+        var filled: [Int] = []
+        /// Their line numbers in the file and their apps.
+        var lines: [Int] = []
+        var apps: [String] = []
+        /// The chunk's bad lines.
+        var bad: [BadLine] = []
+    }
+
+    /// The specs' slots of ``parse(_:context:)``, one per line of the file.
+    private struct Slots: @unchecked Sendable {  // no lock: each chunk of lines initializes its own lines' slots only
+        let base: UnsafeMutablePointer<RequestSpec>
     }
 
     /// The byte ranges of `data`'s lines, without their line feeds: as many as there are line feeds, plus one.
@@ -154,7 +190,8 @@ struct Import: AsyncParsableCommand {
         }
     }
 
-    /// The lines of one chunk; `firstLine` is the number of its first line in the file.
+    /// The lines of one chunk; `firstLine` is the number of its first line in the file. The spec of the line at
+    /// offset `i` in the chunk is initialized at `slots + i`, for the offsets the result lists as filled.
     ///
     /// Each line is read by ``RequestFields/direct(line:)`` and its spec built by
     /// ``RequestFields/directSpec()``, without `JSONSerialization` and the `UNNotificationRequest` round trip; a line
@@ -162,12 +199,13 @@ struct Import: AsyncParsableCommand {
     /// ``RequestFields/init(json:)``, ``RequestFields/request()``), which makes the same request of what the fast
     /// way takes and reports what is wrong with the rest.
     private static func parse(
-        _ lines: some Collection<UnsafeRawBufferPointer>, firstLine: Int, appID defaultApp: String,
-        configuration: OpenUserNotificationsConfiguration
-    ) -> ([Item], [BadLine]) {
-        var items: [Item] = []
-        items.reserveCapacity(lines.count)
-        var bad: [BadLine] = []
+        _ lines: some Collection<UnsafeRawBufferPointer>, firstLine: Int, into slots: UnsafeMutablePointer<RequestSpec>,
+        appID defaultApp: String, configuration: OpenUserNotificationsConfiguration
+    ) -> ParsedChunk {
+        var parsed = ParsedChunk()
+        parsed.filled.reserveCapacity(lines.count)
+        parsed.lines.reserveCapacity(lines.count)
+        parsed.apps.reserveCapacity(lines.count)
         var appearances = Appearances(configuration: configuration)
         let now = Date()
         let calendar = Calendar.current
@@ -177,11 +215,13 @@ struct Import: AsyncParsableCommand {
             if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
             guard bytes.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
             if let (fields, app) = RequestFields.direct(line: bytes),
-                let item = try? directItem(
-                    fields, app: app, line: lineNumber, appID: defaultApp, now: now, calendar: calendar,
-                    appearances: &appearances)
+                let (appID, spec) = try? directRequest(
+                    fields, app: app, appID: defaultApp, now: now, calendar: calendar, appearances: &appearances)
             {
-                items.append(item)
+                (slots + offset).initialize(to: spec)
+                parsed.filled.append(offset)
+                parsed.lines.append(lineNumber)
+                parsed.apps.append(appID)
                 continue
             }
             do {
@@ -201,21 +241,24 @@ struct Import: AsyncParsableCommand {
                 var spec = try fields.request().spec()
                 _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
                 spec.content.appAppearance = try spec.content.appAppearance ?? appearances.appearance(for: fields)
-                items.append(Item(line: lineNumber, appID: appID, spec: spec))
+                (slots + offset).initialize(to: spec)
+                parsed.filled.append(offset)
+                parsed.lines.append(lineNumber)
+                parsed.apps.append(appID)
             } catch {
-                bad.append(BadLine(line: lineNumber, message: message(error)))
+                parsed.bad.append(BadLine(line: lineNumber, message: message(error)))
             }
         }
-        return (items, bad)
+        return parsed
     }
 
-    /// A line read the fast way (``parse(_:firstLine:appID:configuration:)``); `nil` when it has something only the
-    /// slow way takes.
+    /// A line read the fast way (``parse(_:firstLine:into:appID:configuration:)``): its app and spec; `nil` when
+    /// it has something only the slow way takes.
     /// - Throws: Whatever check refuses the line (the slow way then reports it).
-    private static func directItem(
-        _ fields: RequestFields, app: String?, line: Int, appID defaultApp: String, now: Date, calendar: Calendar,
+    private static func directRequest(
+        _ fields: RequestFields, app: String?, appID defaultApp: String, now: Date, calendar: Calendar,
         appearances: inout Appearances
-    ) throws -> Item? {
+    ) throws -> (appID: String, spec: RequestSpec)? {
         var appID = defaultApp
         if let app {
             try AppIdentifier.validate(app)
@@ -224,7 +267,7 @@ struct Import: AsyncParsableCommand {
         guard var spec = try fields.directSpec() else { return nil }
         _ = try NotificationScheduler.checkedFirstFireDate(of: spec, at: now, calendar: calendar)
         spec.content.appAppearance = try appearances.appearance(for: fields)
-        return Item(line: line, appID: appID, spec: spec)
+        return (appID, spec)
     }
 
     /// Stores one batch: per app, in the batch's order, attachments moved into the data store first.
