@@ -129,6 +129,35 @@ struct ImportCommandTests {
         }
     }
 
+    @Test("a batch whose second app is refused says which apps' requests of it were stored")
+    func batchPartlyStored() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_BUNDLE_ID": "com.example.app"]
+        _ = try await runToEnd(["authorize", "--deny", "--app", "com.example.denied"], environment: environment)
+        let path = try Self.file(
+            [
+                #"{"id": "a1", "title": "A", "in": "1h"}"#,
+                #"{"id": "d1", "app": "com.example.denied", "title": "D", "in": "1h"}"#,
+                #"{"id": "a2", "title": "A", "in": "2h"}"#,
+                #"{"id": "a3", "title": "A", "in": "3h"}"#,
+            ], in: folder)
+        // Batches of lines 1-3 (the app's two requests stored, then the denied app's refused) and line 4 (not reached).
+        let command = try RunningCommand(["import", path, "--batch-size", "3"], environment: environment)
+        await command.waitForExit()
+        #expect(command.process.terminationStatus != 0)
+        #expect(
+            command.stderr.contains("stopped at the batch of lines 1-3, at its requests for com.example.denied: "),
+            "\(command.stderr)")
+        #expect(
+            command.stderr.contains(
+                "the requests for com.example.app (2) were stored (2 in all), those for com.example.denied and any app "
+                    + "after it were not; 0 requests (up to line 0) were imported before it"),
+            "\(command.stderr)")
+        let listed = try await runToEnd(["list"], environment: environment)
+        #expect(listed.contains("a1") && listed.contains("a2") && !listed.contains("a3"), "\(listed)")
+    }
+
     @Test("standard input, batches smaller than the file, a JSON summary, and the cap's discards named")
     func standardInput() async throws {
         let (store, folder) = temporaryStore()

@@ -20,7 +20,9 @@ struct Import: AsyncParsableCommand {
             "user-info": {"room": 4}}. A flag (repeats, strict, on-entry, ...) is true or false, a badge a whole \
             number (0 clears the badge). Blank lines are skipped. Every line is checked before anything is stored: a \
             bad line is reported with its number and nothing is imported (--skip-invalid imports the others). \
-            Requests are stored in batches of --batch-size, each one transaction: all of a batch or none of it.
+            Requests are stored in batches of --batch-size lines in file order; each app's requests in a batch are one \
+            transaction (all or none of them; with unotifyd, one per message of about 1 MiB). If a batch fails, the \
+            error says what of it was stored.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -28,7 +30,7 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "A .jsonl file, or - for standard input.")
     var file: String
 
-    @Option(name: .customLong("batch-size"), help: "Requests stored per transaction (1...100000).")
+    @Option(name: .customLong("batch-size"), help: "Requests per batch (1...100000); each app's part of a batch is one transaction.")
     var batchSize = 10_000
 
     @Flag(name: .customLong("skip-invalid"), help: "Import the valid lines and report the bad ones, instead of importing nothing.")
@@ -73,14 +75,29 @@ struct Import: AsyncParsableCommand {
             var discarded: [String] = []
             var stored = 0
             for batch in parsed.batches(of: batchSize) {
-                do {
+                do throws(BatchFailure) {
                     discarded += try await store(batch, context: context)
-                } catch {
+                } catch let failure {
                     progress.finish()
+                    let lines = "lines \(batch.firstLine)-\(batch.lastLine)"
+                    var before = "\(stored) requests (up to line \(batch.firstLine - 1)) were imported before it"
+                    if context.daemon != nil {
+                        // DaemonBackend sends an app's batch in messages of about 1 MiB, each its own transaction.
+                        before += " (through unotifyd, requests of the failing app sent in an earlier message of the "
+                            + "batch, about 1 MiB each, may be stored too)"
+                    }
+                    guard !failure.storedApps.isEmpty else {
+                        throw CLIError(
+                            "stopped at the batch of \(lines), of which nothing is stored: \(Self.message(failure.error)); "
+                                + before)
+                    }
+                    // Each app's part of a batch is its own transaction: say which parts were stored.
+                    let storedCount = failure.storedApps.reduce(0) { $0 + $1.count }
+                    let storedApps = failure.storedApps.map { "\($0.appID) (\($0.count))" }.joined(separator: ", ")
                     throw CLIError(
-                        "stopped at the batch of lines \(batch.firstLine)-\(batch.lastLine), of which nothing is stored: "
-                            + "\(Self.message(error)); \(stored) requests (up to line \(batch.firstLine - 1)) were imported "
-                            + "before it")
+                        "stopped at the batch of \(lines), at its requests for \(failure.appID): "
+                            + "\(Self.message(failure.error)); of that batch, the requests for \(storedApps) were stored "
+                            + "(\(storedCount) in all), those for \(failure.appID) and any app after it were not; " + before)
                 }
                 stored += batch.count
                 progress.update(stored)
@@ -270,18 +287,33 @@ struct Import: AsyncParsableCommand {
         return (appID, spec)
     }
 
-    /// Stores one batch: per app, in the batch's order, attachments moved into the data store first.
+    /// Stores one batch: per app, in the batch's order, attachments moved into the data store first. Each app's
+    /// requests are one transaction (the backend's batch add is one app's); the apps stored before one that fails stay
+    /// stored, and the ``BatchFailure`` names them.
     /// - Returns: The identifiers the pending cap discarded.
-    private func store(_ batch: ParsedLines.Batch, context: CLIContext) async throws -> [String] {
+    private func store(_ batch: ParsedLines.Batch, context: CLIContext) async throws(BatchFailure) -> [String] {
         var discarded: [String] = []
+        var storedApps: [(appID: String, count: Int)] = []
         let configuration = context.configuration
         for (app, specs) in batch.requestsByApp {
-            let result = try await UNNotificationAttachment.add(specs, appID: app, configuration: configuration) {
-                try await context.backend.add(contentsOf: $0, appID: app)
+            do {
+                let result = try await UNNotificationAttachment.add(specs, appID: app, configuration: configuration) {
+                    try await context.backend.add(contentsOf: $0, appID: app)
+                }
+                discarded += result.discarded.map(\.identifier)
+                storedApps.append((app, specs.count))
+            } catch {
+                throw BatchFailure(error: error, appID: app, storedApps: storedApps)
             }
-            discarded += result.discarded.map(\.identifier)
         }
         return discarded
+    }
+
+    /// A batch that could not be stored whole: the app whose requests failed, and the apps of the batch stored before.
+    struct BatchFailure: Error {
+        var error: any Error
+        var appID: String
+        var storedApps: [(appID: String, count: Int)]
     }
 
     private func report(_ bad: [BadLine]) {
