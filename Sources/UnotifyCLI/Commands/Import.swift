@@ -80,7 +80,9 @@ struct Import: AsyncParsableCommand {
                 } catch let failure {
                     progress.finish()
                     let lines = "lines \(batch.firstLine)-\(batch.lastLine)"
-                    var before = "\(stored) requests (up to line \(batch.firstLine - 1)) were imported before it"
+                    var before = stored == 0
+                        ? "nothing was imported before it"
+                        : "\(stored) requests (up to line \(batch.firstLine - 1)) were imported before it"
                     if context.daemon != nil {
                         // DaemonBackend sends an app's batch in messages of about 1 MiB, each its own transaction.
                         before += " (through unotifyd, requests of the failing app sent in an earlier message of the "
