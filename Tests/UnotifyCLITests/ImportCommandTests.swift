@@ -129,7 +129,7 @@ struct ImportCommandTests {
         }
     }
 
-    @Test("a batch whose second app is refused says which apps' requests of it were stored")
+    @Test("a batch whose second app is refused names the refused line and says which apps' requests of it were stored")
     func batchPartlyStored() async throws {
         let (store, folder) = temporaryStore()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -147,7 +147,9 @@ struct ImportCommandTests {
         await command.waitForExit()
         #expect(command.process.terminationStatus != 0)
         #expect(
-            command.stderr.contains("stopped at the batch of lines 1-3, at its requests for com.example.denied: "),
+            command.stderr.contains(
+                "stopped at the batch of lines 1-3, at its requests for com.example.denied: line 2: notifications are "
+                    + "not allowed for com.example.denied; of that batch, "),
             "\(command.stderr)")
         #expect(
             command.stderr.contains(

@@ -51,8 +51,9 @@ extension Import {
             var lastLine: Int
             /// How many requests it has.
             var count: Int
-            /// Its requests per app, apps in the order of their first request, each app's in file order.
-            var requestsByApp: [(appID: String, specs: [RequestSpec])]
+            /// Its requests per app, apps in the order of their first request, each app's in file order, with their
+            /// line numbers (to name a request the store refuses by its line).
+            var requestsByApp: [(appID: String, specs: [RequestSpec], lines: [Int])]
         }
 
         /// The requests in batches of `size`, in file order, each built when it is asked for.
@@ -80,20 +81,27 @@ extension Import {
 
             /// The requests of `range` per app: the specs as they are when every one is for the same app (most
             /// files), without a copy when the range is all of them.
-            private func requestsByApp(_ range: Range<Int>) -> [(appID: String, specs: [RequestSpec])] {
+            private func requestsByApp(_ range: Range<Int>) -> [(appID: String, specs: [RequestSpec], lines: [Int])] {
                 let first = parsed.apps[range.lowerBound]
                 if parsed.apps[range].allSatisfy({ $0 == first }) {
-                    return [(first, range == parsed.specs.indices ? parsed.specs : Array(parsed.specs[range]))]
+                    let whole = range == parsed.specs.indices
+                    return [
+                        (
+                            first, whole ? parsed.specs : Array(parsed.specs[range]),
+                            whole ? parsed.lines : Array(parsed.lines[range])
+                        )
+                    ]
                 }
-                var byApp: [(appID: String, specs: [RequestSpec])] = []
+                var byApp: [(appID: String, specs: [RequestSpec], lines: [Int])] = []
                 var appIndex: [String: Int] = [:]
                 for index in range {
                     let app = parsed.apps[index]
                     if let position = appIndex[app] {
                         byApp[position].specs.append(parsed.specs[index])
+                        byApp[position].lines.append(parsed.lines[index])
                     } else {
                         appIndex[app] = byApp.count
-                        byApp.append((app, [parsed.specs[index]]))
+                        byApp.append((app, [parsed.specs[index]], [parsed.lines[index]]))
                     }
                 }
                 return byApp

@@ -297,13 +297,22 @@ struct Import: AsyncParsableCommand {
         var discarded: [String] = []
         var storedApps: [(appID: String, count: Int)] = []
         let configuration = context.configuration
-        for (app, specs) in batch.requestsByApp {
+        for (app, specs, lines) in batch.requestsByApp {
             do {
                 let result = try await UNNotificationAttachment.add(specs, appID: app, configuration: configuration) {
                     try await context.backend.add(contentsOf: $0, appID: app)
                 }
                 discarded += result.discarded.map(\.identifier)
                 storedApps.append((app, specs.count))
+            } catch let error as BatchAddError {
+                // The engine names a refused request by its index among the app's requests: name its line instead.
+                let refused = error.refusals.map { refusal in
+                    lines.indices.contains(refusal.index)
+                        ? "line \(lines[refusal.index]): \(refusal.error.message)" : refusal.error.message
+                }
+                let message = "\(refused.prefix(3).joined(separator: "; "))"
+                    + (refused.count > 3 ? "; and \(refused.count - 3) more" : "")
+                throw BatchFailure(error: CLIError(message), appID: app, storedApps: storedApps)
             } catch {
                 throw BatchFailure(error: error, appID: app, storedApps: storedApps)
             }
