@@ -30,11 +30,13 @@ struct DeliveredPage {
     var format: (Date) -> String
 
     /// The groups in the page's order: apps by their newest notification, threads the same way, notifications
-    /// newest first (ties by identifier, so the order is stable).
+    /// newest first (equal dates: the fire recorded last first, as the stores list them, then by identifier).
     static func ordered(_ apps: [AppGroup]) -> [AppGroup] {
         apps.filter { !$0.notifications.isEmpty }.map { app in
             var app = app
-            app.notifications.sort { ($0.date, $0.identifier) > ($1.date, $1.identifier) }
+            app.notifications.sort {
+                ($0.date, $0.historyID ?? 0, $0.identifier) > ($1.date, $1.historyID ?? 0, $1.identifier)
+            }
             return app
         }.sorted { ($0.notifications[0].date, $1.appID) > ($1.notifications[0].date, $0.appID) }
     }

@@ -20,7 +20,9 @@ struct SearchRoutes: Sendable {
                     query.matches(SearchPage.fields(of: $0))
                 }
             }
-            delivered.sort { ($0.date, $0.appID, $0.identifier) > ($1.date, $1.appID, $1.identifier) }
+            delivered.sort {
+                ($0.date, $0.appID, $0.historyID ?? 0, $0.identifier) > ($1.date, $1.appID, $1.historyID ?? 0, $1.identifier)
+            }
             let newest = try await center.scheduler.history(appID: nil, limit: center.configuration.historyLimit)
             historySearched = newest.count
             history = newest.filter { query.matches(SearchPage.fields(of: $0)) }
