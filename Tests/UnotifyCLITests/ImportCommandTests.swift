@@ -129,32 +129,54 @@ struct ImportCommandTests {
         }
     }
 
-    @Test("a batch whose second app is refused names the refused line and says which apps' requests of it were stored")
-    func batchPartlyStored() async throws {
-        let (store, folder) = temporaryStore()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_BUNDLE_ID": "com.example.app"]
-        _ = try await runToEnd(["authorize", "--deny", "--app", "com.example.denied"], environment: environment)
-        let path = try Self.file(
+    /// Lines of two apps, the second denied notifications: a batch of lines 1-3 with both, then line 4.
+    static func linesWithDeniedApp(in folder: URL) throws -> String {
+        try file(
             [
                 #"{"id": "a1", "title": "A", "in": "1h"}"#,
                 #"{"id": "d1", "app": "com.example.denied", "title": "D", "in": "1h"}"#,
                 #"{"id": "a2", "title": "A", "in": "2h"}"#,
                 #"{"id": "a3", "title": "A", "in": "3h"}"#,
             ], in: folder)
-        // Batches of lines 1-3 (the app's two requests stored, then the denied app's refused) and line 4 (not reached).
+    }
+
+    @Test("a batch of two apps is one transaction: one app refused, nothing of it is stored, the line named")
+    func batchOfTwoAppsRefused() async throws {
+        let (store, folder) = temporaryStore()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["OPENUN_STORE": store, "OPENUN_MODE": "embedded", "OPENUN_BUNDLE_ID": "com.example.app"]
+        _ = try await runToEnd(["authorize", "--deny", "--app", "com.example.denied"], environment: environment)
+        let path = try Self.linesWithDeniedApp(in: folder)
+        let command = try RunningCommand(["import", path, "--batch-size", "3"], environment: environment)
+        await command.waitForExit()
+        #expect(command.process.terminationStatus != 0)
+        #expect(
+            command.stderr.contains(
+                "stopped at the batch of lines 1-3, of which nothing is stored: line 2: notifications are not allowed "
+                    + "for com.example.denied; nothing was imported before it"),
+            "\(command.stderr)")
+        #expect(try await runToEnd(["list"], environment: environment).contains("no pending requests"))
+    }
+
+    @Test("through unotifyd each app's part of a batch is one transaction: the error says which parts were stored")
+    func batchPartlyStoredThroughTheDaemon() async throws {
+        let daemon = DaemonProcess(arguments: [])
+        try await daemon.start()
+        defer { Task { await daemon.stop() } }
+        let environment = daemon.environment.merging(["OPENUN_MODE": "daemon", "OPENUN_BUNDLE_ID": "com.example.app"]) {
+            $1
+        }
+        _ = try await runToEnd(["authorize", "--deny", "--app", "com.example.denied"], environment: environment)
+        let path = try Self.linesWithDeniedApp(in: daemon.folder.appendingPathComponent("input"))
         let command = try RunningCommand(["import", path, "--batch-size", "3"], environment: environment)
         await command.waitForExit()
         #expect(command.process.terminationStatus != 0)
         #expect(
             command.stderr.contains(
                 "stopped at the batch of lines 1-3, at its requests for com.example.denied: line 2: notifications are "
-                    + "not allowed for com.example.denied; of that batch, "),
-            "\(command.stderr)")
-        #expect(
-            command.stderr.contains(
-                "the requests for com.example.app (2) were stored (2 in all), those for com.example.denied and any app "
-                    + "after it were not; nothing was imported before it"),
+                    + "not allowed for com.example.denied; of that batch, the requests for com.example.app (2) were "
+                    + "stored (2 in all), those for com.example.denied and any app after it were not; nothing was "
+                    + "imported before it"),
             "\(command.stderr)")
         let listed = try await runToEnd(["list"], environment: environment)
         #expect(listed.contains("a1") && listed.contains("a2") && !listed.contains("a3"), "\(listed)")

@@ -20,9 +20,10 @@ struct Import: AsyncParsableCommand {
             "user-info": {"room": 4}}. A flag (repeats, strict, on-entry, ...) is true or false, a badge a whole \
             number (0 clears the badge). Blank lines are skipped. Every line is checked before anything is stored: a \
             bad line is reported with its number and nothing is imported (--skip-invalid imports the others). \
-            Requests are stored in batches of --batch-size lines in file order; each app's requests in a batch are one \
-            transaction (all or none of them; with unotifyd, one per message of about 1 MiB). If a batch fails, the \
-            error says what of it was stored.
+            Requests are stored in batches of --batch-size lines in file order, each one transaction: all of a batch \
+            or none of it. Through unotifyd, or when a batch has attachments, each app's requests in a batch are one \
+            transaction (through unotifyd, one per message of about 1 MiB); if a batch then fails, the error says \
+            what of it was stored.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -30,7 +31,7 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "A .jsonl file, or - for standard input.")
     var file: String
 
-    @Option(name: .customLong("batch-size"), help: "Requests per batch (1...100000); each app's part of a batch is one transaction.")
+    @Option(name: .customLong("batch-size"), help: "Requests stored per transaction (1...100000).")
     var batchSize = 10_000
 
     @Flag(name: .customLong("skip-invalid"), help: "Import the valid lines and report the bad ones, instead of importing nothing.")
@@ -289,42 +290,58 @@ struct Import: AsyncParsableCommand {
         return (appID, spec)
     }
 
-    /// Stores one batch: per app, in the batch's order, attachments moved into the data store first. Each app's
-    /// requests are one transaction (the backend's batch add is one app's); the apps stored before one that fails stay
-    /// stored, and the ``BatchFailure`` names them.
+    /// Stores one batch, attachments moved into the data store first. In embedded mode a batch is one transaction
+    /// (``NotificationScheduler/add(contentsOf:)`` takes requests of several apps), unless it has attachments, which
+    /// are moved per app; through `unotifyd`, or with attachments, each app's requests are one transaction (the
+    /// daemon's batch add is one app's), and the apps stored before one that fails stay stored: the
+    /// ``BatchFailure`` names them.
     /// - Returns: The identifiers the pending cap discarded.
     private func store(_ batch: ParsedLines.Batch, context: CLIContext) async throws(BatchFailure) -> [String] {
+        let byApp = batch.requestsByApp
+        if byApp.count > 1, let scheduler = context.scheduler,
+            !byApp.contains(where: { $0.specs.contains { !$0.content.attachments.isEmpty } })
+        {
+            let requests = byApp.flatMap { app, specs, _ in specs.map { BatchRequest(appID: app, spec: $0) } }
+            do {
+                return try await scheduler.add(contentsOf: requests).discarded.map(\.identifier)
+            } catch {
+                throw BatchFailure(error: Self.namingLines(error, byApp.flatMap(\.lines)), appID: byApp[0].appID)
+            }
+        }
         var discarded: [String] = []
         var storedApps: [(appID: String, count: Int)] = []
         let configuration = context.configuration
-        for (app, specs, lines) in batch.requestsByApp {
+        for (app, specs, lines) in byApp {
             do {
                 let result = try await UNNotificationAttachment.add(specs, appID: app, configuration: configuration) {
                     try await context.backend.add(contentsOf: $0, appID: app)
                 }
                 discarded += result.discarded.map(\.identifier)
                 storedApps.append((app, specs.count))
-            } catch let error as BatchAddError {
-                // The engine names a refused request by its index among the app's requests: name its line instead.
-                let refused = error.refusals.map { refusal in
-                    lines.indices.contains(refusal.index)
-                        ? "line \(lines[refusal.index]): \(refusal.error.message)" : refusal.error.message
-                }
-                let message = "\(refused.prefix(3).joined(separator: "; "))"
-                    + (refused.count > 3 ? "; and \(refused.count - 3) more" : "")
-                throw BatchFailure(error: CLIError(message), appID: app, storedApps: storedApps)
             } catch {
-                throw BatchFailure(error: error, appID: app, storedApps: storedApps)
+                throw BatchFailure(error: Self.namingLines(error, lines), appID: app, storedApps: storedApps)
             }
         }
         return discarded
+    }
+
+    /// `error`, with the requests a ``BatchAddError`` refuses named by their lines (the engine names them by their
+    /// index among the requests it was given, `lines` the line of each).
+    private static func namingLines(_ error: any Error, _ lines: [Int]) -> any Error {
+        guard let error = error as? BatchAddError else { return error }
+        let refused = error.refusals.map { refusal in
+            lines.indices.contains(refusal.index)
+                ? "line \(lines[refusal.index]): \(refusal.error.message)" : refusal.error.message
+        }
+        return CLIError(
+            refused.prefix(3).joined(separator: "; ") + (refused.count > 3 ? "; and \(refused.count - 3) more" : ""))
     }
 
     /// A batch that could not be stored whole: the app whose requests failed, and the apps of the batch stored before.
     struct BatchFailure: Error {
         var error: any Error
         var appID: String
-        var storedApps: [(appID: String, count: Int)]
+        var storedApps: [(appID: String, count: Int)] = []
     }
 
     private func report(_ bad: [BadLine]) {
