@@ -8,14 +8,19 @@ protocol BatchRequests: RandomAccessCollection, Sendable where Element == BatchR
 }
 
 extension Array: BatchRequests where Element == BatchRequest {
-    /// The apps the requests are for. Most batches are of one app: a run of requests of the app hashes it once.
-    var appIDs: Set<String> {
-        var apps: Set<String> = []
+    /// The apps the requests are for.
+    var appIDs: Set<String> { BatchRequest.distinctAppIDs(lazy.map(\.appID)) }
+}
+
+extension BatchRequest {
+    /// The distinct apps of `apps`. Most batches are of one app: a run of one app is hashed once.
+    package static func distinctAppIDs(_ apps: some Sequence<String>) -> Set<String> {
+        var found: Set<String> = []
         var previous: String?
-        for request in self where request.appID != previous {
-            apps.insert(request.appID)
-            previous = request.appID
+        for app in apps where app != previous {
+            found.insert(app)
+            previous = app
         }
-        return apps
+        return found
     }
 }

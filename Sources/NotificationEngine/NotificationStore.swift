@@ -237,6 +237,8 @@ public protocol NotificationStore: Sendable {
 
     // MARK: Delivered notifications
 
+    /// The app's delivered notifications, oldest first; equal dates in the order their fires were recorded (a
+    /// notification replaced by a later fire takes that fire's place).
     func deliveredNotifications(appID: String) async throws -> [DeliveredNotification]
 
     /// Removes delivered notifications; `identifiers == nil` removes all of the app's. Their history entries

@@ -341,13 +341,13 @@ struct ImportCommandTests {
         #expect(Import.lineRanges(in: Data()) == [0..<0])
         #expect(Import.lineRanges(in: Data("x".utf8)) == [0..<1])
 
-        func item(_ line: Int, _ app: String) -> Import.Item {
-            Import.Item(
-                line: line, appID: app,
-                spec: RequestSpec(identifier: "r\(line)", content: NotificationPayload(), trigger: nil))
+        /// Requests named "r<line>" at these lines, of these apps.
+        func parsedLines(_ items: [(line: Int, app: String)]) -> Import.ParsedLines {
+            Import.ParsedLines(
+                specs: items.map { RequestSpec(identifier: "r\($0.line)", content: NotificationPayload(), trigger: nil) },
+                lines: items.map(\.line), apps: items.map(\.app), bad: [])
         }
-        let parsed = Import.ParsedLines(
-            items: [item(1, "a"), item(2, "b"), item(4, "a"), item(5, "a"), item(7, "c")], bad: [])
+        let parsed = parsedLines([(1, "a"), (2, "b"), (4, "a"), (5, "a"), (7, "c")])
         #expect(parsed.count == 5 && parsed.appIDs == ["a", "b", "c"])
         let batches = Array(parsed.batches(of: 3))
         #expect(batches.map(\.count) == [3, 2])
@@ -355,14 +355,16 @@ struct ImportCommandTests {
         #expect(batches[0].requestsByApp.map(\.appID) == ["a", "b"])
         #expect(batches[0].requestsByApp.map { $0.specs.map(\.identifier) } == [["r1", "r4"], ["r2"]])
         #expect(batches[1].requestsByApp.map { $0.specs.map(\.identifier) } == [["r5"], ["r7"]])
-        #expect(Array(Import.ParsedLines(items: [], bad: []).batches(of: 3)).isEmpty)
+        #expect(batches.map { $0.requestsByApp.map(\.lines) } == [[[1, 4], [2]], [[5], [7]]])
+        #expect(Array(parsedLines([]).batches(of: 3)).isEmpty)
         // A batch of one app is its specs as they are: all of them, or a slice.
-        let oneApp = Import.ParsedLines(items: (1...5).map { item($0, "a") }, bad: [])
+        let oneApp = parsedLines((1...5).map { ($0, "a") })
         #expect(Array(oneApp.batches(of: 5)).map { $0.requestsByApp.map(\.appID) } == [["a"]])
         let whole = try #require(Array(oneApp.batches(of: 5)).first)
         #expect(whole.requestsByApp[0].specs.map(\.identifier) == ["r1", "r2", "r3", "r4", "r5"])
         let slices = Array(oneApp.batches(of: 2))
         #expect(slices.map { $0.requestsByApp[0].specs.map(\.identifier) } == [["r1", "r2"], ["r3", "r4"], ["r5"]])
         #expect(slices.map(\.firstLine) == [1, 3, 5] && slices.map(\.lastLine) == [2, 4, 5])
+        #expect(slices.map { $0.requestsByApp[0].lines } == [[1, 2], [3, 4], [5]])
     }
 }

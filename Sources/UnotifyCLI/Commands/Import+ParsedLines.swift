@@ -1,10 +1,11 @@
+import NotificationEngine
 import NotificationModel
 
 extension Import {
     /// The lines of an import file once parsed: its requests in file order, and its bad lines.
     ///
     /// The requests are three arrays of one order (their specs, line numbers and apps) rather than one array of
-    /// ``Item``s: a batch of one app is then a slice of ``specs`` (the whole array when the batch holds every request),
+    /// (line, app, spec) items: a batch of one app is then a slice of ``specs`` (the whole array when the batch holds every request),
     /// not a regrouping copy (at 100,000 requests that copy, into arrays grown as it went, cost 110 ms of the
     /// import's single-threaded time).
     struct ParsedLines {
@@ -25,24 +26,11 @@ extension Import {
             self.bad = bad
         }
 
-        /// The lines of `items`, in their order.
-        init(items: [Item], bad: [BadLine]) {
-            self.init(specs: items.map(\.spec), lines: items.map(\.line), apps: items.map(\.appID), bad: bad)
-        }
-
         /// How many requests there are.
         var count: Int { specs.count }
 
         /// The apps the requests are for.
-        var appIDs: Set<String> {
-            var found: Set<String> = []
-            var previous: String?
-            for app in apps where app != previous {  // most lines take the default app: one hash for a run of them
-                found.insert(app)
-                previous = app
-            }
-            return found
-        }
+        var appIDs: Set<String> { BatchRequest.distinctAppIDs(apps) }
 
         /// Up to `size` requests in file order, each stored in one transaction.
         struct Batch {

@@ -41,13 +41,6 @@ struct Import: AsyncParsableCommand {
         guard (1...100_000).contains(batchSize) else { throw ValidationError("--batch-size takes 1...100000 (got \(batchSize))") }
     }
 
-    /// A line that became a request.
-    struct Item {
-        var line: Int
-        var appID: String
-        var spec: RequestSpec
-    }
-
     /// A line that did not.
     struct BadLine {
         var line: Int
