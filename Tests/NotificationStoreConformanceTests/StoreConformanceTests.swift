@@ -38,6 +38,34 @@ struct StoreConformanceTests {
             addedAt: start, nextFireDate: date)
     }
 
+    @Test(
+        "a delivered notification replaced by a later fire is listed last among equal dates, with the later content",
+        arguments: StoreKind.allCases)
+    func deliveredReplacedOrder(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let due = start.addingTimeInterval(10)
+            // "a" and "b" fire at the same instant, then "a" again (a collapse identifier, a repeating request).
+            var historyIDs: [String: Int64] = [:]
+            for (index, id) in ["a", "b", "a"].enumerated() {
+                _ = try await store.insertPending(request(id, fireIn: 10), cap: nil, at: start)
+                let claimed = try #require(
+                    try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 1).first)
+                var spec = claimed.spec
+                spec.content.body = "fire \(index)"
+                let fire = FireCompletion(
+                    request: claimed, nextFireDate: nil,
+                    delivered: DeliveredNotification(
+                        appID: claimed.appID, request: spec, date: due, dueDate: due, presentation: [.banner]),
+                    history: history(claimed, at: due), badge: nil)
+                historyIDs[id] = try await store.completeFires([fire]).first
+            }
+            let delivered = try await store.deliveredNotifications(appID: app)
+            #expect(delivered.map(\.identifier) == ["b", "a"])
+            #expect(delivered.map(\.request.content.body) == ["fire 1", "fire 2"])
+            #expect(delivered.map(\.historyID) == [historyIDs["b"], historyIDs["a"]])
+        }
+    }
+
     @Test("everything written reads back", arguments: StoreKind.allCases)
     func readsBack(kind: StoreKind) async throws {
         try await kind.withStore { store in

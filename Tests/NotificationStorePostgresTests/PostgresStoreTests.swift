@@ -158,36 +158,6 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("a delivered notification replaced by a later fire is listed last among equal dates, with the later content")
-    func deliveredReplacedOrder() async throws {
-        let configuration = try await freshDatabase()
-        let due = start.addingTimeInterval(10)
-        try await PostgresNotificationStore.withStore(configuration: configuration, owner: "worker") { store in
-            // "a" and "b" fire at the same instant, then "a" again (a collapse identifier, a repeating request).
-            var historyIDs: [String: Int64] = [:]
-            for (index, id) in ["a", "b", "a"].enumerated() {
-                _ = try await store.insertPending(request(id, fireIn: 10), cap: nil, at: start)
-                let claimed = try #require(
-                    try await store.claimDue(at: due, leaseUntil: due.addingTimeInterval(60), limit: 1).first)
-                var spec = claimed.spec
-                spec.content.body = "fire \(index)"
-                let fire = FireCompletion(
-                    request: claimed, nextFireDate: nil,
-                    delivered: DeliveredNotification(
-                        appID: claimed.appID, request: spec, date: due, dueDate: due, presentation: [.banner]),
-                    history: HistoryEntry(
-                        appID: claimed.appID, requestIdentifier: id, title: id, dueDate: due, actedAt: due,
-                        presenter: "test", presentation: [.banner], outcome: .delivered),
-                    badge: nil)
-                historyIDs[id] = try await store.completeFires([fire]).first
-            }
-            let delivered = try await store.deliveredNotifications(appID: "com.example.app")
-            #expect(delivered.map(\.identifier) == ["b", "a"])
-            #expect(delivered.map(\.request.content.body) == ["fire 1", "fire 2"])
-            #expect(delivered.map(\.historyID) == [historyIDs["b"], historyIDs["a"]])
-        }
-    }
-
     @Test("a renewal after another worker took the expired claim over renews nothing for that row, and the new owner's does")
     func renewalAfterTakeover() async throws {
         let configuration = try await freshDatabase()
