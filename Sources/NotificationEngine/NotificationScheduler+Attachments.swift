@@ -45,10 +45,10 @@ extension NotificationScheduler {
         return pending.filter { $0.identifier == identifier }.map(\.spec)
     }
 
-    /// The app's pending requests with one of `identifiers`, which a batch add replaces; empty, without reading the
-    /// store, when the app has no attachments in the data store.
+    /// The app's pending requests with one of `identifiers`, which a batch add replaces. The batch add asks it only
+    /// for apps with attachments in the data store (it has checked ``hasStoredAttachments(appID:)`` for each of its
+    /// apps), so this reads the store without checking again.
     func pendingRequests(replacedBy identifiers: Set<String>, appID: String) async -> [RequestSpec] {
-        guard hasStoredAttachments(appID: appID) else { return [] }
         let pending = (try? await store.pendingRequests(appID: appID)) ?? []
         return pending.filter { identifiers.contains($0.identifier) }.map(\.spec)
     }
