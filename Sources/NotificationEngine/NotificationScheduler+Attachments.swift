@@ -62,27 +62,7 @@ extension NotificationScheduler {
         var name = appID.utf8.contains(UInt8(ascii: "/")) ? appID.replacingOccurrences(of: "/", with: "_") : appID
         while name.hasPrefix(".") { name = "_" + name.dropFirst() }
         let separator = root.hasSuffix("/") ? "" : "/"
-        return Self.hasEntries(root + separator + (name.isEmpty ? "_" : name))
-    }
-
-    /// Whether the folder at `path` exists and holds anything: every add asks, so this reads no more of the folder
-    /// than its first entry (Foundation's listing of the whole folder cost more than the rest of an add's checks).
-    ///
-    /// A folder that does not exist (an app that never stored an attachment, or whose last one was deleted with its
-    /// folder) is told by `stat` alone: a failed `opendir` cost the kernel a file structure allocated and freed on top
-    /// of the same path walk (a third of the check's samples in `perf`, at 64 clients adding).
-    private static func hasEntries(_ path: String) -> Bool {
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else { return false }
-        guard let directory = opendir(path) else { return false }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let isDotOrDotDot = withUnsafeBytes(of: entry.pointee.d_name) { name in
-                name[0] == UInt8(ascii: ".") && (name[1] == 0 || (name[1] == UInt8(ascii: ".") && name[2] == 0))
-            }
-            if !isDotOrDotDot { return true }
-        }
-        return false
+        return Folder.hasEntries(atPath: root + separator + (name.isEmpty ? "_" : name))
     }
 
     /// Every attachment path the app's pending requests, delivered notifications and queued responses name.

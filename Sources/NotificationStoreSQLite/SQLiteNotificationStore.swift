@@ -413,7 +413,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     /// Only for reading queries: GRDB sees nothing of the execution, which a statement that writes would need it to
     /// (its transaction observers).
     /// - Throws: `DatabaseError` with SQLite's code and message when the step fails.
-    private static func firstRow<T>(
+    static func firstRow<T>(
         of statement: Statement, _ db: Database, _ read: (OpaquePointer) -> T
     ) throws -> T? {
         let handle = statement.sqliteStatement
