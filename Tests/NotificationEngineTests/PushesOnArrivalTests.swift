@@ -47,7 +47,8 @@ struct PushesOnArrivalTests {
     func running(_ presenter: any NotificationPresenter, configuration: EngineConfiguration = EngineConfiguration())
         async throws -> (NotificationScheduler, Task<Void, Never>)
     {
-        let engine = NotificationScheduler(store: store, clock: clock, presenter: presenter, configuration: configuration)
+        let engine = NotificationScheduler(
+            store: store, clock: clock, presenter: presenter, configuration: configuration)
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert, .sound, .badge])
         let loop = Task { await engine.run() }
         await waitUntil { await engine.sleepingUntil != nil }
@@ -177,7 +178,8 @@ struct PushesOnArrivalTests {
         #expect(succeeded(results) == [.scheduled, .scheduled, .scheduled])
         #expect(presenter.presentations.map(\.title) == ["b", "second"])
         #expect(try await sqlite.history(appID: app, limit: 10).count == 2)
-        #expect(Set(try await sqlite.deliveredNotifications(appID: app).map(\.request.content.title)) == ["b", "second"])
+        let listed = try await sqlite.deliveredNotifications(appID: app)
+        #expect(Set(listed.map(\.request.content.title)) == ["b", "second"])
     }
 
     /// The stored path answers once the push is stored, before it is presented and recorded: with recordings held,
