@@ -204,6 +204,76 @@ struct DaemonEndToEndTests {
         #expect(busy.split(separator: "\n").count == 1 && busy.contains("→ 429 TooManyRequests"), "\(busy)")
     }
 
+    /// A push presented on arrival is answered only once its fire is committed. Here the commit fails after the
+    /// presentation: a trigger added to the daemon's store from outside (`sqlite3`) makes every history row's insert
+    /// fail. The push is shown, then answered 500 `InternalServerError` (not 200), so a provider sends it again; once
+    /// the store takes writes again, the same push is shown a second time (at least once: one repeat per failure),
+    /// answered 200 and recorded once.
+    @Test(
+        "unotifyd: a push shown whose transaction then fails is answered 500; sent again, shown again and answered 200",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 shell"),
+        .timeLimit(.minutes(3)))
+    func failedCommitAfterPresentation() async throws {
+        let folder = try temporaryFolder("gw-daemon-fail")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storePath = folder.appendingPathComponent("store.sqlite").path
+        let environment = [
+            "OPENUN_SOCKET": folder.appendingPathComponent("run/d.sock").path, "OPENUN_STORE": storePath,
+        ]
+        let daemon = TestProcess()
+        daemon.executableURL = URL(fileURLWithPath: try builtExecutable("unotifyd"))
+        daemon.arguments = [
+            "--presenter", "terminal", "--apns-address", "127.0.0.1:0", "--apns-production-address", "off",
+            "--web-address", "off", "--log-level", "info",
+        ]
+        daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        daemon.standardOutput = pipe
+        daemon.standardError = pipe
+        let output = OutputWatch(pipe)
+        try daemon.run()
+        do {
+            try #require(await output.wait(for: "APNs endpoint listening", upTo: 60), "\(output.text)")
+            let line = try #require(output.text.split(separator: "\n").first { $0.contains("APNs endpoint listening") })
+            let port = try #require(line.firstMatch(of: /address=127\.0\.0\.1:(\d+)/).flatMap { Int($0.1) })
+            let unotify = try builtExecutable("unotify")
+            let app = "com.example.failing"
+            _ = try await runProgram(unotify, ["authorize", "--app", app, "--grant"], environment: environment)
+            let token = try await runProgram(unotify, ["token", "--app", app], environment: environment)
+            let hex = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try #require(hex.count == 64, "unotify token: \(token.stdout) \(token.stderr)")
+            func sqlite(_ statement: String) async throws {
+                let result = try await runProgram("/usr/bin/sqlite3", ["-cmd", ".timeout 10000", storePath, statement])
+                try #require(result.status == 0, "sqlite3 \(statement): \(result.stderr)")
+            }
+            let push = [
+                "--http2-prior-knowledge", "-X", "POST", "http://127.0.0.1:\(port)/3/device/\(hex)",
+                "-H", "apns-topic: \(app)", "-H", "apns-collapse-id: build",
+                "-d", #"{"aps":{"alert":{"title":"Build","body":"Shown before its commit"}}}"#,
+            ]
+            try await sqlite(
+                "CREATE TRIGGER injected_failure BEFORE INSERT ON history BEGIN SELECT RAISE(ABORT, 'injected'); END;")
+            let failed = try await curl(push)
+            #expect(failed.status == 500 && failed.body.contains(#""reason":"InternalServerError""#), "\(failed)")
+            #expect(await output.wait(for: "│ Shown before its commit", upTo: 30), "\(output.text)")
+            try await sqlite("DROP TRIGGER injected_failure;")
+            let again = try await curl(push)
+            #expect(again.status == 200, "\(again)")
+            // Shown twice in all: once per send.
+            for _ in 0..<600 where output.text.components(separatedBy: "│ Shown before its commit").count < 3 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(output.text.components(separatedBy: "│ Shown before its commit").count == 3, "\(output.text)")
+            let history = try await runProgram(unotify, ["history", "--app", app, "--json"], environment: environment)
+            let delivered = history.stdout.components(separatedBy: "delivered").count - 1
+            #expect(delivered == 1, "\(history.stdout) \(history.stderr)")
+        } catch {
+            await killAndWait(daemon)
+            throw error
+        }
+        await killAndWait(daemon)
+    }
+
     @Test(
         "unotifyd --apns-client-ca: curl with the recipe's certificates; a CA file without a certificate is one error and the socket is still served",
         .timeLimit(.minutes(3)))
