@@ -307,8 +307,9 @@ let package = Package(
         .testTarget(
             name: "UnotifyCLITests",
             dependencies: [
-                "UnotifyCLI", "NotificationClient", "OpenUserNotificationsTesting", "TestPrograms",
+                "UnotifyCLI", "NotificationClient", "NotificationDaemon", "OpenUserNotificationsTesting", "TestPrograms",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(
             name: "NotificationWebCenterTests",

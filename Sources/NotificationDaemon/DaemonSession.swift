@@ -113,13 +113,15 @@ final class DaemonSession: ForegroundApp, RemoteNotificationReceiver, ServiceExt
             }
             frame = failure
         }
-        writeDirectly(frame) { [self] in didAnswer(message) }
+        // Only whether it answers a request is kept for after the write, not a copy of the message.
+        let answersRequest = message.answersRequest
+        writeDirectly(frame) { [self] in didAnswer(request: answersRequest) }
         return true
     }
 
     /// Called once an answer went out (or could not): counts a request answered.
-    private func didAnswer(_ message: ServerMessage) {
-        guard message.answersRequest else { return }
+    private func didAnswer(request answersRequest: Bool) {
+        guard answersRequest else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.unansweredRequests -= 1
             defer { state.roomWaiter = nil }

@@ -271,12 +271,13 @@ public actor NotificationDaemon {
 
     /// Binds the listening socket: the inherited one (socket activation) or a new one, mode 0600, in a folder of
     /// mode 0700.
-    private func bind() async throws -> NIOAsyncChannel<(PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>), Never> {
+    private func bind() async throws -> NIOAsyncChannel<Connection, Never> {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<(PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>)> = {
-            channel in
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Connection> = { channel in
             channel.peerCredential().map { Optional($0) }.recover { _ in nil }.flatMapThrowing { credential in
-                (credential, try channel.wrappedForWireProtocol())
+                // The lines go to the reader through InboundLines; NIO's channel is kept for writing events.
+                let lines = InboundLines()
+                return (credential, try channel.wrappedForWireProtocol(lineHandler: lines), lines)
             }
         }
         if let socket = configuration.inheritedSocket {
@@ -301,9 +302,12 @@ public actor NotificationDaemon {
         return server
     }
 
+    /// An accepted connection: the peer's credentials, the channel, and the lines read from it.
+    private typealias Connection = (PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>, InboundLines)
+
     /// Serves one connection until it closes.
-    private nonisolated func serve(_ connection: (PeerCredential?, NIOAsyncChannel<ByteBuffer, ByteBuffer>)) async {
-        let (credential, channel) = connection
+    private nonisolated func serve(_ connection: Connection) async {
+        let (credential, channel, lines) = connection
         guard let credential, credential.userID == getuid() else {
             logger.warning("refused a connection from another user", metadata: ["uid": "\(connection.0?.userID ?? 0)"])
             try? await channel.channel.close()
@@ -351,7 +355,7 @@ public actor NotificationDaemon {
             if session.wasThrottled { FreedMemory.returnToSystem() }
         }
         do {
-            try await channel.executeThenClose { inbound, outbound in
+            try await channel.executeThenClose { _, outbound in
                 let writer = Task {
                     do {
                         for await message in outgoing {
@@ -378,40 +382,45 @@ public actor NotificationDaemon {
                     worker.cancel()
                 }
                 do {
-                    for try await line in inbound {
-                        let bytes = Data(line.readableBytesView)
-                        let message: ClientMessage
-                        do {
-                            // A binary frame only from a client that agreed on version 2 in its hello.
-                            guard session.speaksCompactFrames || !CompactFrame.isFrame(bytes) else {
-                                throw CompactFrame.Malformed(description: "a frame before protocol version 2 was agreed")
+                    // On the daemon's stop every session is closed, which ends its lines; a connection accepted
+                    // while the stop runs is closed here.
+                    try await withTaskCancellationHandler {
+                        while let line = try await lines.next() {
+                            let message: ClientMessage
+                            do {
+                                message = try Self.decode(line, speaksCompactFrames: session.speaksCompactFrames)
+                            } catch let error as CompactFrame.Malformed {
+                                session.send(
+                                    .failure(
+                                        id: nil,
+                                        WireFailure(code: "malformed", message: "not a protocol message: \(error)")))
+                                break
+                            } catch {
+                                session.send(
+                                    .failure(
+                                        id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
+                                break
                             }
-                            message = try WireProtocol.decodeClientMessage(from: bytes)
-                        } catch let error as CompactFrame.Malformed {
-                            session.send(
-                                .failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message: \(error)")))
-                            break
-                        } catch {
-                            session.send(.failure(id: nil, WireFailure(code: "malformed", message: "not a protocol message")))
-                            break
+                            // An add while the worker has nothing of this connection runs here, in the reader:
+                            // the hand-over to the worker task cost a thread wake-up per add. It asks the client
+                            // nothing (no event answer it would wait for, which this reader would not read
+                            // meanwhile), and the connection's order holds: everything before it was answered,
+                            // nothing after it is read until it is.
+                            if case .request(let requestID, let request) = message, case .add = request,
+                                session.appID != nil, session.workerIsIdle
+                            {
+                                session.countRequestRead()
+                                session.send(await self.handle(request, id: requestID, session: session))
+                                // Back-pressure, as below.
+                                await session.waitForRoom()
+                                continue
+                            }
+                            guard handle(message, session: session, requests: requestSink) else { break }
+                            // Back-pressure: too many unanswered requests, and this connection is not read further.
+                            if case .request = message { await session.requestRead() }
                         }
-                        // An add while the worker has nothing of this connection runs here, in the reader: the
-                        // hand-over to the worker task cost a thread wake-up per add. It asks the client nothing (no
-                        // event answer it would wait for, which this reader would not read meanwhile), and the
-                        // connection's order holds: everything before it was answered, nothing after it is read
-                        // until it is.
-                        if case .request(let requestID, let request) = message, case .add = request,
-                            session.appID != nil, session.workerIsIdle
-                        {
-                            session.countRequestRead()
-                            session.send(await self.handle(request, id: requestID, session: session))
-                            // Back-pressure, as below.
-                            await session.waitForRoom()
-                            continue
-                        }
-                        guard handle(message, session: session, requests: requestSink) else { break }
-                        // Back-pressure: too many unanswered requests, and this connection is not read further.
-                        if case .request = message { await session.requestRead() }
+                    } onCancel: {
+                        session.close()
                     }
                 } catch {
                     logger.debug("connection read failed: \(error)", metadata: ["session": "\(id)"])
@@ -439,6 +448,20 @@ public actor NotificationDaemon {
             await scheduler.detachServiceExtension(session, appID: appID)
             contentExtensions?.unregister(appID: appID, ifStill: session)
         }
+    }
+
+    /// Reads one line of a client: a ``CompactFrame`` (only from a client that agreed on version 2 in its hello),
+    /// read in NIO's buffer without a copy into a `Data`, or JSON.
+    /// - Throws: ``CompactFrame/Malformed`` for a frame that cannot be read or is not yet agreed; the JSON decoder's
+    ///   error for anything else that is not a message.
+    private static func decode(_ line: ByteBuffer, speaksCompactFrames: Bool) throws -> ClientMessage {
+        guard line.getInteger(at: line.readerIndex, as: UInt8.self) == CompactFrame.marker else {
+            return try WireProtocol.decodeClientMessage(from: Data(line.readableBytesView))
+        }
+        guard speaksCompactFrames else {
+            throw CompactFrame.Malformed(description: "a frame before protocol version 2 was agreed")
+        }
+        return try line.withUnsafeReadableBytes { try CompactFrame.clientMessage(fromBytes: $0) }
     }
 
     /// Handles a message in the reader: hello, answers to events, requests (queued in order for the worker).
@@ -493,7 +516,12 @@ public actor NotificationDaemon {
 
     /// Runs one request for the session's app, off the daemon's actor: a request needs none of the actor's state (the
     /// status reply awaits it), so the worker's task goes from the socket to the engine without a stop on the way.
-    private nonisolated func handle(_ request: WireRequest, id: UInt64, session: DaemonSession) async -> ServerMessage {
+    ///
+    /// On the caller's executor (`nonsending`), as ``perform(_:app:session:)``: no executor switch on the way in and
+    /// out, which with the reader's task executor preference took the task's status lock each time.
+    private nonisolated(nonsending) func handle(_ request: WireRequest, id: UInt64, session: DaemonSession) async
+        -> ServerMessage
+    {
         guard let app = session.appID else { return .failure(id: id, WireFailure(code: "malformed", message: "hello first")) }
         do {
             return .reply(id: id, try await perform(request, app: app, session: session))
@@ -504,7 +532,7 @@ public actor NotificationDaemon {
         }
     }
 
-    private nonisolated func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws
+    private nonisolated(nonsending) func perform(_ request: WireRequest, app: String, session: DaemonSession) async throws
         -> WireReply
     {
         switch request {

@@ -259,6 +259,20 @@ public enum CompactFrame {
         return .request(id: id, .add(spec))
     }
 
+    /// Reads a client's frame from a line's bytes in memory (without its newline), as ``clientMessage(from:)`` does.
+    ///
+    /// For the daemon's reader with NIO's buffer at hand: it copied each line into a `Data` first, whose bytes the
+    /// generic reader then took one by one through `Data`'s iterator (1.2% of the daemon's samples at 64 clients in
+    /// `perf`, session 15); this entry is specialized here over the bytes in place.
+    ///
+    /// ```swift
+    /// let message = try line.withUnsafeReadableBytes { try CompactFrame.clientMessage(fromBytes: $0) }
+    /// ```
+    /// - Throws: As ``clientMessage(from:)``.
+    public static func clientMessage(fromBytes line: UnsafeRawBufferPointer) throws(Malformed) -> ClientMessage {
+        try clientMessage(from: line)
+    }
+
     /// Reads the daemon's frame (without its newline).
     /// - Throws: ``Malformed`` for a frame that is not a done reply, is truncated or has bytes left over.
     public static func serverMessage(from line: some Collection<UInt8>) throws(Malformed) -> ServerMessage {

@@ -51,7 +51,10 @@ struct CompactFrameTests {
         let frame = try #require(CompactFrame.add(id: id, spec))
         #expect(frame.first == CompactFrame.marker)
         #expect(frame.last == 0x0A && frame.dropLast().firstIndex(of: 0x0A) == nil, "one line, newline at its end only")
-        return try WireProtocol.decodeClientMessage(from: frame.dropLast())
+        let message = try WireProtocol.decodeClientMessage(from: frame.dropLast())
+        // The daemon reads a frame in NIO's buffer, through the entry over bytes in memory: the same message.
+        #expect(try frame.dropLast().withUnsafeBytes { try CompactFrame.clientMessage(fromBytes: $0) } == message)
+        return message
     }
 
     @Test("an add frame carries every field of a spec it covers, unchanged")
@@ -127,7 +130,9 @@ struct CompactFrameTests {
         for index in frame.indices.dropFirst() {
             var damaged = Array(frame)
             damaged[index - frame.startIndex] ^= 0x5A
-            _ = try? CompactFrame.clientMessage(from: damaged)
+            let read = try? CompactFrame.clientMessage(from: damaged)
+            // The daemon's entry over bytes in memory reads the same, or fails the same.
+            #expect(read == (try? damaged.withUnsafeBytes { try CompactFrame.clientMessage(fromBytes: $0) }))
         }
     }
 
