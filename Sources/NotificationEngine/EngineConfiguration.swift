@@ -74,19 +74,6 @@ public struct EngineConfiguration: Sendable {
     /// > nothing. The kernel clamps it to 0.1–100 ms.
     public var loopTimeSlice: TimeInterval? = 0.0001
 
-    /// Whether a push shown at once is presented on arrival and then recorded in one transaction
-    /// (``NotificationScheduler/deliverPushes(_:deliver:)``), before it is answered: no pending row, no claim, no pass
-    /// of the loop. `true` by default. It applies only while the loop runs, to a push of an app that does not run,
-    /// has no attachments in the data store and no service extension for it, through a presenter that is not a
-    /// ``ConfirmingPresenter``; every other push is stored claimed and presented by the loop. The push's answer then
-    /// waits for the presenter (a desktop presenter's D-Bus call); `false` stores every push first, so the answer
-    /// waits for the store alone.
-    ///
-    /// A push presented on arrival is still answered only once its fire is durable; if the process dies, or the
-    /// transaction fails, after the presentation, the push is not answered with success and the provider sends it
-    /// again: shown twice at most (at least once, as for every request).
-    public var presentsPushesOnArrival = true
-
     /// Whose requests this engine delivers: one app's (an app's own process in embedded mode) or every app's
     /// (`nil`: `unotify watch`, later the daemon).
     public var deliveryScope: String?

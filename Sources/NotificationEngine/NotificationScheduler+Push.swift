@@ -308,10 +308,7 @@ extension NotificationScheduler {
     /// Delivers pushes that arrived together (the APNs endpoint's pushes of one read of a connection), each as
     /// ``deliverPush(_:appID:deliver:)`` would, with one wait for the group commit for all of them.
     ///
-    /// While the loop runs, the pushes shown now of an app that does not run are presented at once and their fires
-    /// recorded in one transaction, before this returns (NotificationScheduler+PushesOnArrival.swift,
-    /// ``EngineConfiguration/presentsPushesOnArrival``). The other pushes that are shown without a service extension
-    /// are stored in one transaction
+    /// The pushes that are shown without a service extension are stored in one transaction
     /// (``GroupCommit/storeAll(_:kind:)``) and handed to the loop together; each gets its own outcome, or its own
     /// error, the others unaffected (a failed transaction fails all of its pushes, as it does pushes handed over one by
     /// one that share it). Background pushes and pushes with `mutable-content` go one by one through
@@ -335,12 +332,19 @@ extension NotificationScheduler {
         var groups: [(kind: GroupCommit.Kind, indices: [Int], requests: [PendingRequest])] = []
         var claimed: [PendingRequest] = []
         var changed = false
-        // The pushes presented on arrival (NotificationScheduler+PushesOnArrival.swift), and whether each app has
-        // attachments in the data store (which keeps its pushes on the stored path), looked up once per batch.
-        var arriving: [Int] = []
-        var hasAttachments: [String: Bool] = [:]
-        func group(_ index: Int) {
-            let (push, appID) = pushes[index]
+        for (index, (push, appID)) in pushes.enumerated() {
+            if push.isBackground || push.mutableContent {
+                changed = await store(groups, of: pushes, at: now, into: &results, claiming: &claimed) || changed
+                groups = []
+                do { results[index] = .success(try await deliverPush(push, appID: appID, deliver: false)) } catch {
+                    results[index] = .failure(error)
+                }
+                continue
+            }
+            do { try Self.checkLimits(of: push.content) } catch {
+                results[index] = .failure(error)
+                continue
+            }
             let spec = RequestSpec(identifier: push.identifier, content: push.content, trigger: .push)
             let request = PendingRequest(appID: appID, spec: spec, addedAt: now, nextFireDate: now)
             let claims = acceptsClaimedPushes(appID: appID)
@@ -353,32 +357,6 @@ extension NotificationScheduler {
                 groups.append((kind, [index], [request]))
             }
         }
-        for (index, (push, appID)) in pushes.enumerated() {
-            if push.isBackground || push.mutableContent {
-                for index in await presentOnArrival(arriving, of: pushes, at: now, into: &results) { group(index) }
-                arriving = []
-                changed = await store(groups, of: pushes, at: now, into: &results, claiming: &claimed) || changed
-                groups = []
-                do { results[index] = .success(try await deliverPush(push, appID: appID, deliver: false)) } catch {
-                    results[index] = .failure(error)
-                }
-                continue
-            }
-            do { try Self.checkLimits(of: push.content) } catch {
-                results[index] = .failure(error)
-                continue
-            }
-            if presentsOnArrival(push, appID: appID) {
-                let checked = hasAttachments[appID] ?? hasStoredAttachments(appID: appID)
-                hasAttachments[appID] = checked
-                if !checked {
-                    arriving.append(index)
-                    continue
-                }
-            }
-            group(index)
-        }
-        for index in await presentOnArrival(arriving, of: pushes, at: now, into: &results) { group(index) }
         changed = await store(groups, of: pushes, at: now, into: &results, claiming: &claimed) || changed
         await holdAccepted(claimed, readAt: generation)
         if changed { storeDidChange() }
@@ -431,7 +409,7 @@ extension NotificationScheduler {
     }
 
     /// Records that a push was not shown because the app is denied notifications.
-    func recordUnauthorized(_ push: RemoteNotification, appID: String, at now: Date) async throws
+    private func recordUnauthorized(_ push: RemoteNotification, appID: String, at now: Date) async throws
         -> PushDeliveryOutcome
     {
         let entry = HistoryEntry(

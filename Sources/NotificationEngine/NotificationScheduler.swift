@@ -643,18 +643,6 @@ public actor NotificationScheduler {
             && (configuration.deliveryScope == nil || configuration.deliveryScope == appID)
     }
 
-    /// Whether a push of `appID` due now is presented on arrival and recorded in one transaction, without a pending row
-    /// (NotificationScheduler+PushesOnArrival.swift): ``EngineConfiguration/presentsPushesOnArrival``, while the loop
-    /// runs and delivers the app's requests (``acceptsClaimedPushes(appID:)``), through a presenter that does not
-    /// confirm (a ``ConfirmingPresenter`` may answer `retryLater`, which needs the claimed row), for an app that does
-    /// not run (its `willPresent` may take up to its deadline) and a push that names no attachment. The app's
-    /// attachments in the data store are the caller's to check (``hasStoredAttachments(appID:)``, once per batch).
-    func presentsOnArrival(_ push: RemoteNotification, appID: String) -> Bool {
-        configuration.presentsPushesOnArrival && acceptsClaimedPushes(appID: appID)
-            && !(presenter is any ConfirmingPresenter) && foregroundApps[appID] == nil
-            && push.content.attachments.isEmpty
-    }
-
     /// Hands a push stored already claimed by this engine to the loop, which presents it as a request claimed ahead
     /// that is due, and records it (``holdAccepted(_:readAt:)`` with one push).
     func holdAccepted(_ request: PendingRequest, readAt generation: UInt64) async {
@@ -925,7 +913,7 @@ public actor NotificationScheduler {
     ///   - recordEach: Hand each fire to ``record(_:)`` as soon as it is presented; otherwise the caller records them
     ///     all.
     /// - Returns: How many were shown, and the fires left for the caller to record.
-    func fire(_ requests: [PendingRequest], prepared: [String: PreparedFire] = [:], recordEach: Bool) async
+    private func fire(_ requests: [PendingRequest], prepared: [String: PreparedFire] = [:], recordEach: Bool) async
         -> (shown: Int, completions: [Completion])
     {
         let byApp = Dictionary(grouping: requests, by: \.appID)

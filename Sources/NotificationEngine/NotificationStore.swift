@@ -73,17 +73,6 @@ public protocol NotificationStore: Sendable {
     /// The app's pending requests, oldest first.
     func pendingRequests(appID: String) async throws -> [PendingRequest]
 
-    /// The revisions of the app's pending requests with these identifiers, in one read: what the engine reads before
-    /// it presents pushes on arrival, so that recording each (``FireCompletion/presentedOnArrival``) deletes the request
-    /// it replaces and not one added after it was presented. The default filters ``pendingRequests(appID:)``.
-    ///
-    /// ```swift
-    /// let revisions = try await store.pendingRevisions(appID: "com.example.app", identifiers: ["score"])
-    /// // revisions["score"]: the pending request a push "score" replaces, if there is one
-    /// ```
-    /// - Returns: The identifiers that name a pending request, with its revision.
-    func pendingRevisions(appID: String, identifiers: [String]) async throws -> [String: Int64]
-
     // MARK: Policy
 
     /// The settings every process on this store applies (see ``StorePolicy``).
@@ -172,11 +161,6 @@ public protocol NotificationStore: Sendable {
     /// the engine's recorder does with the fires that queued up while it wrote the previous ones. The PostgreSQL store
     /// records them in a few set-based statements in one transaction per group of apps (a round trip per statement,
     /// not per fire), the SQLite store all of them in one transaction; the default calls `completeFire` for each.
-    ///
-    /// A fire ``FireCompletion/presentedOnArrival`` has no pending row of its own: its recording deletes the pending
-    /// request with its `request.revision` (none when 0) unless that was replaced or removed meanwhile, lists the
-    /// delivery, sets the badge and appends the history, without checking any claim (the default's `completeFire`
-    /// deletes that revision likewise).
     /// - Returns: The history entries' identifiers, in order (0 for a fire another engine records, as
     ///   `completeFire` answers).
     @discardableResult
@@ -424,16 +408,6 @@ extension NotificationStore {
         batch requests: [PendingRequest], cap: Int?, at date: Date, claimedUntil leaseUntil: Date
     ) async throws -> PendingBatchInsertion {
         try await insertPendingOfAllowedApps(batch: requests, cap: cap, at: date)
-    }
-
-    /// Filters ``pendingRequests(appID:)``.
-    public func pendingRevisions(appID: String, identifiers: [String]) async throws -> [String: Int64] {
-        let wanted = Set(identifiers)
-        var revisions: [String: Int64] = [:]
-        for request in try await pendingRequests(appID: appID) where wanted.contains(request.identifier) {
-            revisions[request.identifier] = request.revision
-        }
-        return revisions
     }
 
     /// Reads each app's state with ``appState(appID:)``, one after the other.

@@ -45,8 +45,7 @@ extension PostgresNotificationStore {
         for fire in fires {
             let newApp = !apps.contains(fire.request.appID)
             if !current.isEmpty
-                && ((newApp && apps.count >= appLockLimit)
-                    || (!fire.presentedOnArrival && revisions.contains(fire.request.revision)))
+                && ((newApp && apps.count >= appLockLimit) || revisions.contains(fire.request.revision))
             {
                 groups.append(current)
                 current = []
@@ -55,8 +54,7 @@ extension PostgresNotificationStore {
             }
             current.append(fire)
             apps.insert(fire.request.appID)
-            // A fire presented on arrival claims nothing: its revision (the request it replaces, or 0) may repeat.
-            if !fire.presentedOnArrival { revisions.insert(fire.request.revision) }
+            revisions.insert(fire.request.revision)
         }
         if !current.isEmpty { groups.append(current) }
         return groups
@@ -68,19 +66,16 @@ extension PostgresNotificationStore {
     {
         guard !fires.isEmpty else { return [] }
         try await Self.lockApps(fires.map(\.request.appID), connection, logger)
-        // Which fires this worker records (see firedElsewhere): one read of every row's claim. A fire presented on
-        // arrival has no claim to check, and is always recorded.
-        let claimed = fires.filter { !$0.presentedOnArrival }.map(\.request.revision)
+        // Which fires this worker records (see firedElsewhere): one read of every row's claim.
         var rows: [Int64: (owner: String?, nextFire: Double?)] = [:]
-        if !claimed.isEmpty {
-            for try await (id, claimOwner, nextFire) in try await connection.query(
-                "SELECT id, claim_owner, next_fire FROM pending WHERE id = ANY(\(claimed))", logger: logger
-            ).decode((Int64, String?, Double?).self) {
-                rows[id] = (claimOwner, nextFire)
-            }
+        for try await (id, claimOwner, nextFire) in try await connection.query(
+            "SELECT id, claim_owner, next_fire FROM pending WHERE id = ANY(\(fires.map(\.request.revision)))",
+            logger: logger
+        ).decode((Int64, String?, Double?).self) {
+            rows[id] = (claimOwner, nextFire)
         }
         var identifiers = [Int64?](repeating: nil, count: fires.count)
-        for (index, fire) in fires.enumerated() where !fire.presentedOnArrival {
+        for (index, fire) in fires.enumerated() {
             let due = fire.history.dueDate?.timeIntervalSince1970
             switch rows[fire.request.revision] {
             case let row? where row.owner != nil && row.owner != owner:
@@ -148,9 +143,6 @@ extension PostgresNotificationStore {
         for fire in fires {
             let request = fire.request
             switch (fire.nextFireDate, request.isFloating) {
-            case _ where fire.presentedOnArrival:
-                // No row of its own: the pending request it replaces, unless replaced or removed since.
-                if request.revision != 0 { deleted.append(request.revision) }
             case (nil, _) where isRepeatingLocation(request):
                 // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile (rare:
                 // one statement each, as for a single fire).

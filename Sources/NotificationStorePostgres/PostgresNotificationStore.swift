@@ -611,22 +611,6 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    /// One query on the `(app, identifier)` key for all the identifiers.
-    public func pendingRevisions(appID: String, identifiers: [String]) async throws -> [String: Int64] {
-        guard !identifiers.isEmpty else { return [:] }
-        let wanted = Array(Set(identifiers))
-        return try await read { connection, logger in
-            var revisions: [String: Int64] = [:]
-            for try await (identifier, id) in try await connection.query(
-                "SELECT identifier, id FROM pending WHERE app = \(appID) AND identifier = ANY(\(wanted))",
-                logger: logger
-            ).decode((String, Int64).self) {
-                revisions[identifier] = id
-            }
-            return revisions
-        }
-    }
-
     public func removePending(appID: String, identifiers: [String]?) async throws -> [PendingRequest] {
         try await transaction { connection, logger in
             try await Self.lockApps([appID], connection, logger)

@@ -523,7 +523,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                 let historyIDs = try fires.map { fire in
                     try Self.complete(
                         fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered,
-                        history: fire.history, badge: fire.badge, presentedOnArrival: fire.presentedOnArrival, db)
+                        history: fire.history, badge: fire.badge, db)
                 }
                 let insertion = try Self.insert(
                     encoded.0, plans: encoded.1, of: requests, cap: fallbackCap, at: date,
@@ -782,26 +782,6 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    /// One prepared lookup per identifier on the `(app, identifier)` key, in one read transaction, the rows stepped
-    /// straight in SQLite (``firstRow(of:_:_:)``): the engine asks it for every batch of pushes it presents on arrival.
-    public func pendingRevisions(appID: String, identifiers: [String]) async throws -> [String: Int64] {
-        guard !identifiers.isEmpty else { return [:] }
-        return try await read { db in
-            let statement = try db.cachedStatement(sql: "SELECT id FROM pending WHERE app = ? AND identifier = ?")
-            let handle = statement.sqliteStatement
-            var revisions: [String: Int64] = [:]
-            for identifier in Set(identifiers) {
-                sqlite3_reset(handle)
-                try Self.checkBinding(appID.bind(to: handle, at: 1))
-                try Self.checkBinding(identifier.bind(to: handle, at: 2))
-                if let revision = try Self.firstRow(of: statement, db, { sqlite3_column_int64($0, 0) }) {
-                    revisions[identifier] = revision
-                }
-            }
-            return revisions
-        }
-    }
-
     public func removePending(appID: String, identifiers: [String]?) async throws -> [PendingRequest] {
         try await write { db in
             let records: [PendingRecord]
@@ -961,23 +941,17 @@ public final class SQLiteNotificationStore: NotificationStore {
             try fires.map { fire in
                 try Self.complete(
                     fire.request, nextFireDate: fire.nextFireDate, delivered: fire.delivered, history: fire.history,
-                    badge: fire.badge, presentedOnArrival: fire.presentedOnArrival, db)
+                    badge: fire.badge, db)
             }
         }
     }
 
-    /// One fire's recording, inside the caller's transaction; `presentedOnArrival` as
-    /// ``FireCompletion/presentedOnArrival``.
+    /// One fire's recording, inside the caller's transaction.
     private static func complete(
         _ request: PendingRequest, nextFireDate: Date?, delivered: DeliveredNotification?, history: HistoryEntry,
-        badge: Int?, presentedOnArrival: Bool = false, _ db: Database
+        badge: Int?, _ db: Database
     ) throws -> Int64 {
         switch (nextFireDate, request.isFloating) {
-        case _ where presentedOnArrival:
-            // No row of its own: the pending request it replaces, unless replaced or removed since (a new revision).
-            if request.revision != 0 {
-                try db.cachedStatement(sql: "DELETE FROM pending WHERE id = ?").execute(arguments: [request.revision])
-            }
         case (nil, _) where Self.isRepeatingLocation(request):
             // Waits, undated, for its next crossing, unless a newer crossing made it due again meanwhile.
             try db.cachedStatement(

@@ -93,10 +93,7 @@ struct ClaimedPushTests {
         arguments: [0, 1, 2, 3])
     func batchPublishedForAdds(signalsBefore: Int) async throws {
         let presenter = GatePresenter()
-        // The stored path: presented on arrival, "a" and "b" would not be handed to the loop.
-        var configuration = EngineConfiguration()
-        configuration.presentsPushesOnArrival = false
-        let engine = NotificationScheduler(store: store, clock: clock, presenter: presenter, configuration: configuration)
+        let engine = NotificationScheduler(store: store, clock: clock, presenter: presenter)
         try await engine.setAuthorization(appID: app, status: .authorized, options: [.alert])
         let loop = Task { await engine.run() }
         defer { loop.cancel() }

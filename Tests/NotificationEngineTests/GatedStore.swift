@@ -19,7 +19,6 @@ final class GatedStore: NotificationStore {
 
     private struct State {
         var closed: Set<Write> = []
-        var failing: Set<Write> = []
         var waiting: [(write: Write, continuation: CheckedContinuation<Void, Never>)] = []
         var held: [Write: Int] = [:]
     }
@@ -45,17 +44,6 @@ final class GatedStore: NotificationStore {
             return released
         }
         for entry in released { entry.continuation.resume() }
-    }
-
-    /// Makes every later call of `write` fail (after passing its gate) without reaching the store, until
-    /// ``recover(_:)``: a transaction that fails (a full disk, an I/O error).
-    func fail(_ write: Write) {
-        state.withLock { _ = $0.failing.insert(write) }
-    }
-
-    /// Lets later calls of `write` reach the store again.
-    func recover(_ write: Write) {
-        state.withLock { _ = $0.failing.remove(write) }
     }
 
     /// How many calls of `write` were held so far (let through or not).
@@ -96,12 +84,8 @@ final class GatedStore: NotificationStore {
 
     func completeFires(_ fires: [FireCompletion]) async throws -> [Int64] {
         await pass(.completeFires)
-        if state.withLock({ $0.failing.contains(.completeFires) }) { throw InjectedFailure() }
         return try await base.completeFires(fires)
     }
-
-    /// What a write made to fail throws.
-    struct InjectedFailure: Error {}
 
     // MARK: Forwarded
 

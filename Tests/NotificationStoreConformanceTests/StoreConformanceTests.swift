@@ -283,46 +283,6 @@ struct StoreConformanceTests {
     }
 
     @Test(
-        "pending revisions by identifier; fires presented on arrival delete the revision they name only, unclaimed",
-        arguments: StoreKind.allCases)
-    func firesPresentedOnArrival(kind: StoreKind) async throws {
-        try await kind.withStore { store in
-            let replaced = try await store.insertPending(request("a", fireIn: 60), cap: nil, at: start).stored
-            let kept = try await store.insertPending(request("b", fireIn: 60), cap: nil, at: start).stored
-            let revisions = try await store.pendingRevisions(appID: app, identifiers: ["a", "b", "none", "a"])
-            #expect(revisions == ["a": replaced.revision, "b": kept.revision])
-            #expect(try await store.pendingRevisions(appID: "com.example.other", identifiers: ["a"]).isEmpty)
-            #expect(try await store.pendingRevisions(appID: app, identifiers: []).isEmpty)
-            // "b" is replaced by an add after its revision was read: the push named the old one, which is gone.
-            let newer = try await store.insertPending(request("b", fireIn: 120), cap: nil, at: start).stored
-            let due = start.addingTimeInterval(1)
-            func pushed(_ id: String, revision: Int64, badge: Int?) -> FireCompletion {
-                var push = request(id, fireIn: 1)
-                push.spec.trigger = .push
-                push.revision = revision
-                var fire = Self.fire(push, at: due, next: nil, history: history(push, at: due), badge: badge)
-                fire.presentedOnArrival = true
-                return fire
-            }
-            // Three pushes with the same due instant, two of them with one identifier and none to replace: each is
-            // recorded (no claim, no earlier history entry, makes any of them count as done elsewhere).
-            let identifiers = try await store.completeFires([
-                pushed("a", revision: replaced.revision, badge: nil),
-                pushed("b", revision: kept.revision, badge: nil),
-                pushed("c", revision: 0, badge: 4),
-                pushed("c", revision: 0, badge: 5),
-            ])
-            #expect(identifiers.count == 4 && Set(identifiers).count == 4 && !identifiers.contains(0))
-            #expect(try await store.pendingRequests(appID: app).map(\.revision) == [newer.revision])
-            let listed = try await store.deliveredNotifications(appID: app)
-            #expect(listed.map(\.identifier).sorted() == ["a", "b", "c"])
-            #expect(listed.first { $0.identifier == "c" }?.historyID == identifiers[3])
-            #expect(try await store.history(appID: app, limit: 10).map(\.id) == identifiers.reversed())
-            #expect(try await store.appState(appID: app)?.badge == 5)
-        }
-    }
-
-    @Test(
         "fires of 40 apps recorded together, a repeating request twice among them: as one at a time",
         arguments: StoreKind.allCases)
     func completeFiresAcrossApps(kind: StoreKind) async throws {
