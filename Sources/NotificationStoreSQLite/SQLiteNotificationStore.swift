@@ -348,7 +348,15 @@ public final class SQLiteNotificationStore: NotificationStore {
         // 0) in the process. At `.default` both run at the process's priority.
         configuration.qos = .default
         configuration.prepareDatabase { db in
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                // The commit that leaves 4,000 pages in the log (16 MB) checkpoints it, not SQLite's 1,000: a
+                // checkpoint syncs the log and the database file on the writer's path, and under many clients adding
+                // the default ran one every ~15 group commits (64 clients on an ext4 disk: x1.15-1.32 adds/s with
+                // 4,000, docs/benchmarks.md, session 15). The log is cut back to 16 MB when it starts again.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
+                _ = try Row.fetchOne(db, sql: "PRAGMA journal_size_limit = 16777216")
+            }
         }
         return configuration
     }
