@@ -55,6 +55,25 @@ struct SQLiteNotificationStoreTests {
         #expect(try await reopened.nextWakeDate() == start.addingTimeInterval(60))
     }
 
+    /// GRDB set `synchronous = NORMAL` after `prepareDatabase` once without a word (docs/reliability.md); these are read
+    /// back from the writer's connection, where they count.
+    @Test("the writer syncs every commit (FULL) and checkpoints the log at 4,000 pages, cut back to 16 MB")
+    func writerPragmas() async throws {
+        let (path, folder) = temporaryPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteNotificationStore(path: path)
+        let (synchronous, autocheckpoint, sizeLimit) = try await store.write { db in
+            (
+                try Int.fetchOne(db, sql: "PRAGMA synchronous"), try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint"),
+                try Int.fetchOne(db, sql: "PRAGMA journal_size_limit")
+            )
+        }
+        #expect(synchronous == 2)  // FULL
+        #expect(autocheckpoint == 4_000)
+        #expect(sizeLimit == 16 * 1024 * 1024)
+        try store.close()
+    }
+
     #if os(Linux)
     @Test("the store's transactions run at the process's priority, not above it (nice -2 at GRDB's default QoS)")
     func transactionsAtProcessPriority() async throws {
