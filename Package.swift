@@ -338,7 +338,12 @@ let package = Package(
         ),
         .testTarget(
             name: "NotificationPushGatewayTests",
-            dependencies: ["NotificationPushGateway", "OpenUserNotificationsTesting", "TestPrograms", "PushTestSupport"]
+            dependencies: [
+                "NotificationPushGateway", "OpenUserNotificationsTesting", "TestPrograms", "PushTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
         ),
         .testTarget(
             name: "NotificationAPNsProviderTests",
