@@ -207,6 +207,16 @@ struct UnotifyBench {
                 + "\(Format.duration(bulk.sortedFloorSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.sortedFloorSeconds)) "
                 + "(what an importer that sorted could reach); target 3's rate is \(floorVerdict(bulk.sortedFloorSeconds, rows: bulk.rows))")
         say("  (their connection: \(bulk.floorSettings); their stores' fills: \(floorBases.joined(separator: "; ")))")
+        let grouped = "\(Format.count(bulk.groupedRows)) more rows in transactions of \(BulkBench.groupSize)"
+        say(
+            "  page size, a diagnostic: in the third store (4 KiB pages) after its sorted insert, \(grouped): "
+                + "\(Format.duration(bulk.groupedSeconds)), \(Format.rate(rows: bulk.groupedRows, seconds: bulk.groupedSeconds)); "
+                + "in a fourth store with \(BulkBench.largePageSize / 1024) KiB pages, filled alike "
+                + "(\(Format.duration(bulk.largePageFillSeconds)); \(bulk.largePageSettings)): the same sorted rows "
+                + "\(Format.duration(bulk.largePageSortedSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.largePageSortedSeconds)) "
+                + "(\(Format.ratio(bulk.largePageSortedSeconds, bulk.sortedFloorSeconds)) the time on 4 KiB), then the same \(grouped): "
+                + "\(Format.duration(bulk.largePageGroupedSeconds)), \(Format.rate(rows: bulk.groupedRows, seconds: bulk.largePageGroupedSeconds)) "
+                + "(\(Format.ratio(bulk.largePageGroupedSeconds, bulk.groupedSeconds)) the time on 4 KiB)")
         say("  NotificationScheduler.add(contentsOf:), batches of \(Format.count(bulk.batch)): \(Format.duration(bulk.engineSeconds)), \(Format.rate(rows: bulk.rows, seconds: bulk.engineSeconds))")
         if let seconds = bulk.importSeconds {
             say("  unotify import FILE.jsonl (a process, start to exit, parsing included), batches of \(Format.count(bulk.batch)): \(Format.duration(seconds)), \(Format.rate(rows: bulk.rows, seconds: seconds))")

@@ -46,7 +46,22 @@ enum BulkBench {
         var floorFillSeconds: [Double]
         /// The floor connection's pragmas, read back before its insert.
         var floorSettings: SQLiteFloor.Settings
+        /// The page-size diagnostic: rows inserted in group commits of ``groupSize`` after the sorted insert, in the
+        /// third store (4 KiB pages, the store's) and in a fourth filled alike with 16 KiB pages.
+        var groupedRows: Int
+        /// Those group commits in the third store.
+        var groupedSeconds: Double
+        /// The fourth store (16 KiB pages): the same sorted rows as the third's, then the same group commits.
+        var largePageSortedSeconds: Double
+        var largePageGroupedSeconds: Double
+        var largePageFillSeconds: Double
+        var largePageSettings: SQLiteFloor.Settings
     }
+
+    /// Rows per transaction of the page-size diagnostic's group commits: target 2's shape (64 clients adding at once).
+    static let groupSize = 64
+    /// The page size the diagnostic compares with the store's 4 KiB.
+    static let largePageSize = 16_384
 
     static func run(options: BenchOptions, root: String) async throws -> Result {
         let directory = root + "/bulk"
@@ -114,15 +129,26 @@ enum BulkBench {
         let engineOneCallSeconds = (ContinuousClock.now - oneCallStart).seconds
 
         // The floor, last, so that nothing above moves: each in a store of its own, filled as the first.
-        let floor = try await floorInsert(sorted: false, seed: options.seed &+ 6, prefix: "capi", options: options, directory: directory)
-        let sortedFloor = try await floorInsert(sorted: true, seed: options.seed &+ 7, prefix: "caps", options: options, directory: directory)
+        // The last two also show what 16 KiB pages trade: the same sorted rows, then the same group commits of 64.
+        let groupedRows = max(options.bulk / 4, 1)
+        let floor = try await floorInsert(
+            sorted: false, seed: options.seed &+ 6, prefix: "capi", pageSize: nil, groupedRows: 0, options: options,
+            directory: directory)
+        let sortedFloor = try await floorInsert(
+            sorted: true, seed: options.seed &+ 7, prefix: "caps", pageSize: nil, groupedRows: groupedRows, options: options,
+            directory: directory)
+        let largePages = try await floorInsert(
+            sorted: true, seed: options.seed &+ 7, prefix: "caps", pageSize: largePageSize, groupedRows: groupedRows,
+            options: options, directory: directory)
         return Result(
             base: options.bulkBase, rows: options.bulk, fillSeconds: fillSeconds, rawSeconds: rawSeconds,
             encodeSeconds: encodeSeconds, engineSeconds: engineSeconds, importSeconds: importSeconds, batch: batch,
             rawBatchedSeconds: rawBatchedSeconds, rawAgainSeconds: rawAgainSeconds,
             engineOneCallSeconds: engineOneCallSeconds, floorSeconds: floor.seconds, sortedFloorSeconds: sortedFloor.seconds,
             sortSeconds: sortedFloor.sortSeconds, floorFillSeconds: [floor.fillSeconds, sortedFloor.fillSeconds],
-            floorSettings: floor.settings)
+            floorSettings: floor.settings, groupedRows: groupedRows, groupedSeconds: sortedFloor.groupedSeconds,
+            largePageSortedSeconds: largePages.seconds, largePageGroupedSeconds: largePages.groupedSeconds,
+            largePageFillSeconds: largePages.fillSeconds, largePageSettings: largePages.settings)
     }
 
     /// Fills `store` with `options.bulkBase` far-future requests through `insertPending(batch:)`, 50,000 a
@@ -147,14 +173,21 @@ enum BulkBench {
 
     /// Fills a new store in `directory` as the first one (the store stays open, as the first does during its raw
     /// baseline), then inserts `options.bulk` rows generated from `seed` with identifiers `prefix-NNNNNNN` through
-    /// ``SQLiteFloor``, sorted by fire date first when `sorted` is set; removes the store's files afterwards.
+    /// ``SQLiteFloor``, sorted by fire date first when `sorted` is set, then `groupedRows` more (another generator,
+    /// in their order) in transactions of ``groupSize``; removes the store's files afterwards.
+    ///
+    /// - Parameter pageSize: the new file's page size; `nil` for SQLite's default (4 KiB), the store's.
     static func floorInsert(
-        sorted: Bool, seed: UInt64, prefix: String, options: BenchOptions, directory: String
-    ) async throws -> (seconds: Double, sortSeconds: Double, fillSeconds: Double, settings: SQLiteFloor.Settings) {
-        let path = directory + "/\(prefix).sqlite"
+        sorted: Bool, seed: UInt64, prefix: String, pageSize: Int?, groupedRows: Int, options: BenchOptions,
+        directory: String
+    ) async throws -> (
+        seconds: Double, sortSeconds: Double, fillSeconds: Double, settings: SQLiteFloor.Settings, groupedSeconds: Double
+    ) {
+        let path = directory + "/\(prefix)-\(pageSize ?? 0).sqlite"
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
+        if let pageSize { try SQLiteFloor.createStoreFile(at: path, pageSize: pageSize) }
         let store = try SQLiteNotificationStore(path: path)
         progress("bulk: filling another store with \(Format.count(options.bulkBase)) pending, for SQLite's own insert")
         let fillSeconds = try await fill(store, options: options)
@@ -168,8 +201,16 @@ enum BulkBench {
         }
         progress("bulk: SQLite's own insert (C API) of \(Format.count(options.bulk)) rows\(sorted ? " sorted by fire date" : ""), 1 transaction")
         let (seconds, settings) = try SQLiteFloor.insert(rows, appID: Workload.marginalAppID, path: path)
+        var groupedSeconds = 0.0
+        if groupedRows > 0 {
+            progress("bulk: SQLite's own insert (C API) of \(Format.count(groupedRows)) rows in transactions of \(groupSize)")
+            var groupedGenerator = RawRowGenerator(seed: seed &+ 100, prefix: prefix + "g")
+            groupedSeconds = try SQLiteFloor.insert(
+                groupedGenerator.next(groupedRows), appID: Workload.marginalAppID, path: path, rowsPerTransaction: groupSize
+            ).seconds
+        }
         withExtendedLifetime(store) {}
-        return (seconds, sortSeconds, fillSeconds, settings)
+        return (seconds, sortSeconds, fillSeconds, settings, groupedSeconds)
     }
 
     /// Inserts pre-encoded rows with one prepared statement in one transaction; returns the seconds it took.

@@ -16,16 +16,21 @@ import GRDBSQLite
 /// print(Double(rows.count) / seconds, "rows/s")
 /// ```
 enum SQLiteFloor {
-    /// Inserts `rows` into the store file at `path` as described above, one transaction for all of them.
+    /// Inserts `rows` into the store file at `path` as described above, one transaction for all of them, or one for
+    /// every `rowsPerTransaction` of them (group commits, as the daemon's writer makes under many clients).
     ///
     /// - Parameters:
     ///   - rows: pre-encoded rows (``RawRowGenerator``), inserted in this order.
     ///   - appID: the `app` column of every row.
     ///   - path: a store file with the store's schema (``RawStore/createFreshStoreFile(at:)``), already in WAL mode.
-    /// - Returns: the seconds from `BEGIN IMMEDIATE` to the end of `COMMIT`, and the connection's settings.
-    /// - Throws: `DatabaseError` with SQLite's code and message when a statement fails; the transaction is then
-    ///   rolled back.
-    static func insert(_ rows: [RawPendingRow], appID: String, path: String) throws -> (seconds: Double, settings: Settings) {
+    ///   - rowsPerTransaction: rows committed together; all of them by default.
+    /// - Returns: the seconds from the first `BEGIN IMMEDIATE` to the end of the last `COMMIT`, and the connection's
+    ///   settings.
+    /// - Throws: `DatabaseError` with SQLite's code and message when a statement fails; the open transaction is then
+    ///   rolled back (the ones committed before it stay).
+    static func insert(
+        _ rows: [RawPendingRow], appID: String, path: String, rowsPerTransaction: Int = .max
+    ) throws -> (seconds: Double, settings: Settings) {
         let queue = try DatabaseQueue(path: path, configuration: RawStore.storeConfiguration())
         return try queue.writeWithoutTransaction { db in
             guard let connection = db.sqliteConnection else { throw BenchError("the floor's connection is closed") }
@@ -39,7 +44,11 @@ enum SQLiteFloor {
             try execute("BEGIN IMMEDIATE", connection)
             do {
                 try appID.withCString { app in
-                    for row in rows {
+                    for (index, row) in rows.enumerated() {
+                        if index > 0, index % rowsPerTransaction == 0 {
+                            try execute("COMMIT", connection)
+                            try execute("BEGIN IMMEDIATE", connection)
+                        }
                         // The row's text and blob are bound without a copy (SQLITE_STATIC, a nil destructor): they stay
                         // valid until the step returns, and the next row binds new ones before the next step.
                         let code = row.identifier.withCString { identifier in
@@ -67,6 +76,20 @@ enum SQLiteFloor {
             }
             return ((ContinuousClock.now - start).seconds, settings)
         }
+    }
+
+    /// Creates an empty file at `path` whose pages are `pageSize` bytes, then lets the store create its schema in it
+    /// (``RawStore/createFreshStoreFile(at:)``): the page size is fixed by the first table, and WAL mode keeps it.
+    static func createStoreFile(at path: String, pageSize: Int) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            guard let connection = db.sqliteConnection else { throw BenchError("the floor's connection is closed") }
+            try execute("PRAGMA page_size = \(pageSize)", connection)
+            try execute("CREATE TABLE floorPageSize(x)", connection)
+            try execute("DROP TABLE floorPageSize", connection)
+        }
+        try queue.close()
+        try RawStore.createFreshStoreFile(at: path)
     }
 
     /// `rows` in order of `nextFire`, rows with the same fire date in their original order (a stable sort): what an
