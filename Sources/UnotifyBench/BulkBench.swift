@@ -51,10 +51,13 @@ enum BulkBench {
         var groupedRows: Int
         /// Those group commits in the third store.
         var groupedSeconds: Double
-        /// The fourth store (16 KiB pages): the same sorted rows as the third's, then the same group commits.
+        /// The fourth store (16 KiB pages): the same sorted rows as the third's, in one transaction.
         var largePageSortedSeconds: Double
+        /// The fourth store: then the same group commits as the third's.
         var largePageGroupedSeconds: Double
+        /// The fourth store's fill, as `fillSeconds`.
         var largePageFillSeconds: Double
+        /// The fourth store's connection, read back before its sorted insert (its `page_size` among them).
         var largePageSettings: SQLiteFloor.Settings
     }
 

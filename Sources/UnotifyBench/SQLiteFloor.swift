@@ -12,8 +12,8 @@ import GRDBSQLite
 /// nothing built on SQLite with this schema and these pragmas goes under on the same machine.
 ///
 /// ```swift
-/// let seconds = try SQLiteFloor.insert(rows, appID: Workload.marginalAppID, path: path)
-/// print(Double(rows.count) / seconds, "rows/s")
+/// let (seconds, settings) = try SQLiteFloor.insert(rows, appID: Workload.marginalAppID, path: path)
+/// print(Double(rows.count) / seconds, "rows/s with", settings)
 /// ```
 enum SQLiteFloor {
     /// Inserts `rows` into the store file at `path` as described above, one transaction for all of them, or one for
