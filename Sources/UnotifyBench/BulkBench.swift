@@ -138,8 +138,8 @@ enum BulkBench {
             sorted: false, seed: options.seed &+ 6, prefix: "capi", pageSize: nil, groupedRows: 0, options: options,
             directory: directory)
         let sortedFloor = try await floorInsert(
-            sorted: true, seed: options.seed &+ 7, prefix: "caps", pageSize: nil, groupedRows: groupedRows, options: options,
-            directory: directory)
+            sorted: true, seed: options.seed &+ 7, prefix: "caps", pageSize: nil, groupedRows: groupedRows,
+            options: options, directory: directory)
         let largePages = try await floorInsert(
             sorted: true, seed: options.seed &+ 7, prefix: "caps", pageSize: largePageSize, groupedRows: groupedRows,
             options: options, directory: directory)
@@ -147,8 +147,9 @@ enum BulkBench {
             base: options.bulkBase, rows: options.bulk, fillSeconds: fillSeconds, rawSeconds: rawSeconds,
             encodeSeconds: encodeSeconds, engineSeconds: engineSeconds, importSeconds: importSeconds, batch: batch,
             rawBatchedSeconds: rawBatchedSeconds, rawAgainSeconds: rawAgainSeconds,
-            engineOneCallSeconds: engineOneCallSeconds, floorSeconds: floor.seconds, sortedFloorSeconds: sortedFloor.seconds,
-            sortSeconds: sortedFloor.sortSeconds, floorFillSeconds: [floor.fillSeconds, sortedFloor.fillSeconds],
+            engineOneCallSeconds: engineOneCallSeconds, floorSeconds: floor.seconds,
+            sortedFloorSeconds: sortedFloor.seconds, sortSeconds: sortedFloor.sortSeconds,
+            floorFillSeconds: [floor.fillSeconds, sortedFloor.fillSeconds],
             floorSettings: floor.settings, groupedRows: groupedRows, groupedSeconds: sortedFloor.groupedSeconds,
             largePageSortedSeconds: largePages.seconds, largePageGroupedSeconds: largePages.groupedSeconds,
             largePageFillSeconds: largePages.fillSeconds, largePageSettings: largePages.settings)
@@ -165,7 +166,8 @@ enum BulkBench {
             let requests = (filled..<filled + count).map { index in
                 let interval = Workload.farInterval(using: &fillGenerator)
                 return PendingRequest(
-                    appID: Workload.appID, spec: Workload.spec(identifier: Workload.identifier(index), index: index, interval: interval),
+                    appID: Workload.appID,
+                    spec: Workload.spec(identifier: Workload.identifier(index), index: index, interval: interval),
                     addedAt: Date(), nextFireDate: Date().addingTimeInterval(interval))
             }
             _ = try await store.insertPending(batch: requests, cap: nil, at: Date())
@@ -184,7 +186,8 @@ enum BulkBench {
         sorted: Bool, seed: UInt64, prefix: String, pageSize: Int?, groupedRows: Int, options: BenchOptions,
         directory: String
     ) async throws -> (
-        seconds: Double, sortSeconds: Double, fillSeconds: Double, settings: SQLiteFloor.Settings, groupedSeconds: Double
+        seconds: Double, sortSeconds: Double, fillSeconds: Double, settings: SQLiteFloor.Settings,
+        groupedSeconds: Double
     ) {
         let path = directory + "/\(prefix)-\(pageSize ?? 0).sqlite"
         defer {
@@ -202,14 +205,16 @@ enum BulkBench {
             rows = SQLiteFloor.sortedByFireDate(rows)
             sortSeconds = (ContinuousClock.now - sortStart).seconds
         }
-        progress("bulk: SQLite's own insert (C API) of \(Format.count(options.bulk)) rows\(sorted ? " sorted by fire date" : ""), 1 transaction")
+        let order = sorted ? " sorted by fire date" : ""
+        progress("bulk: SQLite's own insert (C API) of \(Format.count(options.bulk)) rows\(order), 1 transaction")
         let (seconds, settings) = try SQLiteFloor.insert(rows, appID: Workload.marginalAppID, path: path)
         var groupedSeconds = 0.0
         if groupedRows > 0 {
-            progress("bulk: SQLite's own insert (C API) of \(Format.count(groupedRows)) rows in transactions of \(groupSize)")
+            progress("bulk: SQLite's own insert (C API) of \(Format.count(groupedRows)) rows, \(groupSize) a txn")
             var groupedGenerator = RawRowGenerator(seed: seed &+ 100, prefix: prefix + "g")
             groupedSeconds = try SQLiteFloor.insert(
-                groupedGenerator.next(groupedRows), appID: Workload.marginalAppID, path: path, rowsPerTransaction: groupSize
+                groupedGenerator.next(groupedRows), appID: Workload.marginalAppID, path: path,
+                rowsPerTransaction: groupSize
             ).seconds
         }
         withExtendedLifetime(store) {}

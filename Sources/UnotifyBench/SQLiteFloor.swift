@@ -36,7 +36,8 @@ enum SQLiteFloor {
             guard let connection = db.sqliteConnection else { throw BenchError("the floor's connection is closed") }
             let settings = try readSettings(connection)
             var prepared: OpaquePointer?
-            try check(sqlite3_prepare_v2(connection, RawStore.insertSQL, -1, &prepared, nil), connection, RawStore.insertSQL)
+            let sql = RawStore.insertSQL
+            try check(sqlite3_prepare_v2(connection, sql, -1, &prepared, nil), connection, sql)
             guard let statement = prepared else { throw BenchError("preparing the floor's INSERT gave no statement") }
             defer { sqlite3_finalize(statement) }
 
