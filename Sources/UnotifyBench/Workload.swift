@@ -115,6 +115,23 @@ enum RawStore {
         return configuration
     }
 
+    /// The store's own connection settings (SQLiteNotificationStore's `configuration()`, which is private):
+    /// `synchronous = FULL`, `wal_autocheckpoint = 4000`, `journal_size_limit` 16 MiB, SQLite's default cache, a
+    /// 10 s busy timeout, GRDB's work at the default QoS. For ``SQLiteFloor``, whose connection opens a file the
+    /// store already put in WAL mode.
+    static func storeConfiguration() -> Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "unotify-bench.floor"
+        configuration.qos = .default
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
+            _ = try Row.fetchOne(db, sql: "PRAGMA journal_size_limit = 16777216")
+        }
+        return configuration
+    }
+
     static let insertSQL = """
         INSERT INTO pending (app, identifier, spec, addedAt, nextFire, floating, claimUntil)
         VALUES (?, ?, ?, ?, ?, 0, NULL)
