@@ -21,7 +21,8 @@
 #   --debug          a debug build instead (statically linked too; only the link is redone after `swift build`),
 #                    compressed with gzip -1: the package scripts/test makes for DebianPackageTests in seconds
 # Environment: VERSION (default 0.1.0~git<date>.<commit>), SWIFT_BUILD_FLAGS (added to both swift build calls).
-# Needs (besides Swift): dpkg-dev's dpkg-deb, gzip, binutils' strip; libcurl4-openssl-dev for the release build
+# Needs (besides Swift): dpkg-dev's dpkg-deb, gzip, binutils' strip; libcurl4-openssl-dev for the release build, and for
+# a debug build whose static link compiles a command's main again
 # (Foundation's networking archive links -lcurl). Takes about 8 minutes on 2 cores from a clean release build folder.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -62,20 +63,28 @@ if [ -z "$bin_path" ]; then
   # Compiled as an ordinary build first, then only linked statically: an object compiled under
   # --static-swift-stdlib names the static archives' libraries (-lCoreFoundation, ...), and SwiftPM would reuse it for
   # the next ordinary build of the folder, whose link then fails. Compiled this way, both links work.
+  bin_path="$(swift build -c "$configuration" "${static[@]}" --show-bin-path "${extra[@]}")"
+  # Some objects are compiled again by the static builds all the same (Hummingbird's, which import FoundationEssentials
+  # directly; a command's main after its modules changed), and they then ask the next ordinary link for the static
+  # archives' libraries: remove every object that names one, so that the next ordinary build compiles those again
+  # (about a minute) instead of failing to link. Done before the ordinary build too, for a folder whose static build
+  # stopped half-way, and on any exit of the static builds. (grep finding none, the usual case, is not a failure:
+  # xargs would exit 123.)
+  remove_static_objects() {
+    [ -d "$bin_path" ] || return 0  # a new clone: nothing built yet
+    find "$bin_path" -name '*.o' -print0 \
+      | { xargs -0 -r grep -l -Z -a -F -e '-lCoreFoundation' -e '-l_FoundationCShims' -e '-l_FoundationCollections' \
+            -e '-l_CFURLSessionInterface' || true; } \
+      | xargs -0 -r rm -f
+  }
+  remove_static_objects
   swift build -c "$configuration" --product unotify "${extra[@]}" >&2
   swift build -c "$configuration" --product unotifyd "${extra[@]}" >&2
-  stamp="$(mktemp)"
+  trap remove_static_objects EXIT
   swift build -c "$configuration" "${static[@]}" --product unotify "${extra[@]}" >&2
   swift build -c "$configuration" "${static[@]}" --product unotifyd "${extra[@]}" >&2
-  bin_path="$(swift build -c "$configuration" "${static[@]}" --show-bin-path "${extra[@]}")"
-  # Some modules are compiled again all the same (Hummingbird's, which import FoundationEssentials directly), and their
-  # objects then ask the next ordinary link for the static archives' libraries: remove the objects that name them, so
-  # the next ordinary build compiles those modules again (about a minute) instead of failing to link.
-  # (grep finding none of them, when nothing was compiled again, is not a failure: xargs would exit 123.)
-  find "$bin_path" -name '*.o' -newer "$stamp" -print0 \
-    | { xargs -0 -r grep -l -Z -a -F -e '-lCoreFoundation' -e '-l_FoundationCShims' -e '-l_FoundationCollections' || true; } \
-    | xargs -0 -r rm -f
-  rm -f "$stamp"
+  remove_static_objects
+  trap - EXIT
   if ldd "$bin_path/unotify" | grep -q libswiftCore; then
     echo "build.sh: $bin_path/unotify still loads libswiftCore" >&2; exit 1
   fi
