@@ -266,6 +266,10 @@ let package = Package(
             dependencies: ["NotificationEngine", "NotificationStoreSQLite", "OpenUserNotificationsTesting"]
         ),
         .testTarget(
+            name: "UnotifyBenchTests",
+            dependencies: ["UnotifyBench", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
             name: "NotificationStoreSQLiteTests",
             dependencies: [
                 "NotificationStoreSQLite", "PowerCutFixture", "TestPrograms", .product(name: "GRDB", package: "GRDB.swift"),

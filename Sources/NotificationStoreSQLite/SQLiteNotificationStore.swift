@@ -40,13 +40,21 @@ public final class SQLiteNotificationStore: NotificationStore {
     public init(path: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let pool = try DatabasePool(path: path, configuration: Self.configuration())
-        // GRDB sets `synchronous = NORMAL` when it puts a pool in WAL mode, after `prepareDatabase` ran: in WAL mode
-        // that syncs only at checkpoints, so a power cut could lose committed (acknowledged) writes. FULL syncs the
-        // log at every commit. Found by the power-cut tests (Tests/Support/CPowerCutVFS).
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        writer = pool
+        writer = try Self.openPool(path: path, configuration: Self.configuration())
         try Self.migrator.migrate(writer)
+    }
+
+    /// A `DatabasePool` on `path` whose writer syncs every commit, as the store's does: the store opens its file with
+    /// it, and `unotify-bench` its baselines' connections (with ``configuration()``), so that both pay the same
+    /// durability.
+    ///
+    /// GRDB sets `synchronous = NORMAL` when it puts a pool in WAL mode, after `prepareDatabase` ran: in WAL mode
+    /// that syncs only at checkpoints, so a power cut could lose committed (acknowledged) writes. FULL syncs the log
+    /// at every commit. Found by the power-cut tests (Tests/Support/CPowerCutVFS).
+    package static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        return pool
     }
 
     /// Opens an existing store without writing to it, for a store on a read-only file system (a disk the kernel
@@ -339,7 +347,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         try Self.migrator.migrate(writer)
     }
 
-    private static func configuration() -> Configuration {
+    /// The store's connection settings: a 10 s busy timeout, GRDB's work at the process's priority, and on a writable
+    /// connection `synchronous = FULL` and the log's checkpoint at 4,000 pages. `unotify-bench` opens its baselines'
+    /// connections with them too.
+    package static func configuration() -> Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "OpenUserNotifications"

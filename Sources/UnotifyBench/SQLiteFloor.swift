@@ -6,10 +6,10 @@ import GRDBSQLite
 ///
 /// One prepared `INSERT` (``RawStore/insertSQL``, the raw baseline's), its five values bound with `sqlite3_bind_*`,
 /// then `sqlite3_step` and `sqlite3_reset`, row after row, in one `BEGIN IMMEDIATE` … `COMMIT`, on a connection with
-/// the store's own pragmas (``RawStore/storeConfiguration()``). GRDB only opens the connection: no GRDB `Statement`,
-/// no `StatementArguments`, no Swift value boxed per row. What is left is SQLite's cost of the rows themselves (the
-/// table's and its seven indexes' B-trees, the write-ahead log, the checkpoint, the commit's `fdatasync`), which
-/// nothing built on SQLite with this schema and these pragmas goes under on the same machine.
+/// the store's own pragmas (``RawStore.configuration()``). GRDB only opens the connection: no GRDB `Statement`,
+/// no `StatementArguments`, no Swift value boxed per row. What is left is SQLite's cost of the rows themselves, in this
+/// order (the table's and its seven indexes' B-trees, the write-ahead log, the checkpoint, the commit's `fdatasync`),
+/// with the store's pragmas: other pragmas (a larger cache, larger pages) or the rows in another order change it.
 ///
 /// ```swift
 /// let (seconds, settings) = try SQLiteFloor.insert(rows, appID: Workload.marginalAppID, path: path)
@@ -31,7 +31,7 @@ enum SQLiteFloor {
     static func insert(
         _ rows: [RawPendingRow], appID: String, path: String, rowsPerTransaction: Int = .max
     ) throws -> (seconds: Double, settings: Settings) {
-        let queue = try DatabaseQueue(path: path, configuration: RawStore.storeConfiguration())
+        let queue = try DatabaseQueue(path: path, configuration: RawStore.configuration())
         return try queue.writeWithoutTransaction { db in
             guard let connection = db.sqliteConnection else { throw BenchError("the floor's connection is closed") }
             let settings = try readSettings(connection)

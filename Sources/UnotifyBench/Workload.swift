@@ -103,32 +103,12 @@ struct RawRowGenerator {
 
 /// Direct GRDB access to a store file: the baselines and the bench's own batched fill path.
 enum RawStore {
-    /// The store's own configuration (SQLiteNotificationStore.configuration()): WAL through `DatabasePool`,
-    /// `synchronous = FULL`, a 10 s busy timeout.
+    /// The store's own connection settings (`SQLiteNotificationStore.configuration()`: `synchronous = FULL`,
+    /// `wal_autocheckpoint = 4000`, `journal_size_limit` 16 MiB, SQLite's default cache, a 10 s busy timeout, GRDB's
+    /// work at the default QoS), so that a baseline pays what the store pays.
     static func configuration() -> Configuration {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        var configuration = SQLiteNotificationStore.configuration()
         configuration.label = "unotify-bench.raw"
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        return configuration
-    }
-
-    /// The store's own connection settings (SQLiteNotificationStore's `configuration()`, which is private):
-    /// `synchronous = FULL`, `wal_autocheckpoint = 4000`, `journal_size_limit` 16 MiB, SQLite's default cache, a
-    /// 10 s busy timeout, GRDB's work at the default QoS. For ``SQLiteFloor``, whose connection opens a file the
-    /// store already put in WAL mode.
-    static func storeConfiguration() -> Configuration {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.label = "unotify-bench.floor"
-        configuration.qos = .default
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 4000")
-            _ = try Row.fetchOne(db, sql: "PRAGMA journal_size_limit = 16777216")
-        }
         return configuration
     }
 
@@ -142,8 +122,10 @@ enum RawStore {
         _ = try SQLiteNotificationStore(path: path)
     }
 
+    /// A `DatabasePool` on a store file with ``configuration()``, its writer at `synchronous = FULL` as the store's
+    /// (`SQLiteNotificationStore.openPool(path:configuration:)`; GRDB's WAL set-up would leave it at NORMAL).
     static func open(_ path: String) throws -> DatabasePool {
-        try DatabasePool(path: path, configuration: configuration())
+        try SQLiteNotificationStore.openPool(path: path, configuration: configuration())
     }
 
     /// Inserts `total` generated rows, one transaction per row. Returns the seconds spent in the database
