@@ -26,7 +26,21 @@ struct AuthorityFillerTests {
         #expect(try channel.finish().isClean)
     }
 
-    @Test("a request that has :authority, and a response's header block, pass through unchanged")
+    @Test("a request with neither :authority nor host gets :authority localhost")
+    func authorityWithoutHost() throws {
+        let channel = EmbeddedChannel(handler: AuthorityFiller())
+        let request = HPACKHeaders([(":method", "GET"), (":scheme", "http"), (":path", "/")])
+        try channel.writeInbound(HTTP2Frame.FramePayload.headers(.init(headers: request)))
+        guard case .headers(let read)? = try channel.readInbound(as: HTTP2Frame.FramePayload.self) else {
+            Issue.record("no header block read")
+            return
+        }
+        #expect(read.headers.map(\.name) == [":method", ":scheme", ":path", ":authority"])
+        #expect(read.headers.first(name: ":authority") == "localhost")
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test("a request that has :authority, and a trailer block, pass through unchanged")
     func otherBlocksUnchanged() throws {
         let channel = EmbeddedChannel(handler: AuthorityFiller())
         let request = HPACKHeaders([
