@@ -6,7 +6,7 @@ import GRDBSQLite
 ///
 /// One prepared `INSERT` (``RawStore/insertSQL``, the raw baseline's), its five values bound with `sqlite3_bind_*`,
 /// then `sqlite3_step` and `sqlite3_reset`, row after row, in one `BEGIN IMMEDIATE` … `COMMIT`, on a connection with
-/// the store's own pragmas (``RawStore.configuration()``). GRDB only opens the connection: no GRDB `Statement`,
+/// the store's own pragmas (``RawStore/configuration()``). GRDB only opens the connection: no GRDB `Statement`,
 /// no `StatementArguments`, no Swift value boxed per row. What is left is SQLite's cost of the rows themselves, in this
 /// order (the table's and its seven indexes' B-trees, the write-ahead log, the checkpoint, the commit's `fdatasync`),
 /// with the store's pragmas: other pragmas (a larger cache, larger pages) or the rows in another order change it.
@@ -36,8 +36,8 @@ enum SQLiteFloor {
             guard let connection = db.sqliteConnection else { throw BenchError("the floor's connection is closed") }
             // The store checkpoints the log at 4,000 pages of 4 KiB, 16 MiB, and cuts it back to 16 MiB
             // (`journal_size_limit`): a file with larger pages checkpoints at the same 16 MiB, or every restart of its
-            // log would shrink it and the next commits grow it again (R10's review: group commits on 16 KiB pages took
-            // about twice the time so).
+            // log would shrink it and the next commits grow it again (in C, group commits on 16 KiB pages took about
+            // twice the time so).
             let pageSize = try integer("PRAGMA page_size", connection)
             if pageSize > 4_096 { try execute("PRAGMA wal_autocheckpoint = \(16_777_216 / pageSize)", connection) }
             let settings = try readSettings(connection)
