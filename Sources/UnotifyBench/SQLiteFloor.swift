@@ -60,13 +60,15 @@ enum SQLiteFloor {
                         // valid until the step returns, and the next row binds new ones before the next step.
                         let code = row.identifier.withCString { identifier in
                             row.spec.withUnsafeBytes { spec -> CInt in
-                                let bound =
-                                    sqlite3_bind_text(statement, 1, app, -1, nil)
-                                    | sqlite3_bind_text(statement, 2, identifier, -1, nil)
-                                    | sqlite3_bind_blob(statement, 3, spec.baseAddress, CInt(spec.count), nil)
-                                    | sqlite3_bind_double(statement, 4, row.addedAt)
-                                    | sqlite3_bind_double(statement, 5, row.nextFire)
-                                guard bound == SQLITE_OK else { return bound }
+                                // The first bind that fails answers with its own code; nothing allocated per row.
+                                var code = sqlite3_bind_text(statement, 1, app, -1, nil)
+                                if code == SQLITE_OK { code = sqlite3_bind_text(statement, 2, identifier, -1, nil) }
+                                if code == SQLITE_OK {
+                                    code = sqlite3_bind_blob(statement, 3, spec.baseAddress, CInt(spec.count), nil)
+                                }
+                                if code == SQLITE_OK { code = sqlite3_bind_double(statement, 4, row.addedAt) }
+                                if code == SQLITE_OK { code = sqlite3_bind_double(statement, 5, row.nextFire) }
+                                guard code == SQLITE_OK else { return code }
                                 let stepped = sqlite3_step(statement)
                                 sqlite3_reset(statement)
                                 return stepped

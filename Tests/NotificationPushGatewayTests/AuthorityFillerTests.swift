@@ -16,13 +16,9 @@ struct AuthorityFillerTests {
             (":method", "POST"), (":scheme", "http"), (":path", "/3/device/ab"), ("host", "api.example:2197"),
             ("apns-topic", "com.example.app"),
         ])
-        try channel.writeInbound(HTTP2Frame.FramePayload.headers(.init(headers: request)))
-        guard case .headers(let read)? = try channel.readInbound(as: HTTP2Frame.FramePayload.self) else {
-            Issue.record("no header block read")
-            return
-        }
-        #expect(read.headers.map(\.name) == [":method", ":scheme", ":path", ":authority", "host", "apns-topic"])
-        #expect(read.headers.first(name: ":authority") == "api.example:2197")
+        let read = try filled(request, by: channel)
+        #expect(read.map(\.name) == [":method", ":scheme", ":path", ":authority", "host", "apns-topic"])
+        #expect(read.first(name: ":authority") == "api.example:2197")
         #expect(try channel.finish().isClean)
     }
 
@@ -30,13 +26,9 @@ struct AuthorityFillerTests {
     func authorityWithoutHost() throws {
         let channel = EmbeddedChannel(handler: AuthorityFiller())
         let request = HPACKHeaders([(":method", "GET"), (":scheme", "http"), (":path", "/")])
-        try channel.writeInbound(HTTP2Frame.FramePayload.headers(.init(headers: request)))
-        guard case .headers(let read)? = try channel.readInbound(as: HTTP2Frame.FramePayload.self) else {
-            Issue.record("no header block read")
-            return
-        }
-        #expect(read.headers.map(\.name) == [":method", ":scheme", ":path", ":authority"])
-        #expect(read.headers.first(name: ":authority") == "localhost")
+        let read = try filled(request, by: channel)
+        #expect(read.map(\.name) == [":method", ":scheme", ":path", ":authority"])
+        #expect(read.first(name: ":authority") == "localhost")
         #expect(try channel.finish().isClean)
     }
 
@@ -59,4 +51,16 @@ struct AuthorityFillerTests {
         }
         #expect(try channel.finish().isClean)
     }
+
+    /// Writes `request` as a request's header block into `channel` and reads back the header block the filler passed
+    /// on; throws when it passed on none.
+    private func filled(_ request: HPACKHeaders, by channel: EmbeddedChannel) throws -> HPACKHeaders {
+        try channel.writeInbound(HTTP2Frame.FramePayload.headers(.init(headers: request)))
+        guard case .headers(let read)? = try channel.readInbound(as: HTTP2Frame.FramePayload.self) else {
+            throw NoHeaderBlock()
+        }
+        return read.headers
+    }
+
+    private struct NoHeaderBlock: Error {}
 }

@@ -8,12 +8,16 @@ import Testing
 /// was not synced (docs/benchmarks.md: "raw GRDB inserts ... (`DatabasePool`, WAL, `synchronous = FULL`)").
 @Suite("unotify-bench: the raw baselines' and SQLite's own insert's connections")
 struct RawStoreTests {
-    /// A fresh store file in a folder of its own.
-    private func freshStore() throws -> (path: String, folder: URL) {
+    /// A fresh store file in a folder of its own, of SQLite's default pages or of `pageSize`.
+    private func freshStore(pageSize: Int? = nil) throws -> (path: String, folder: URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("store.sqlite").path
-        try RawStore.createFreshStoreFile(at: path)
+        if let pageSize {
+            try SQLiteFloor.createStoreFile(at: path, pageSize: pageSize)
+        } else {
+            try RawStore.createFreshStoreFile(at: path)
+        }
         return (path, folder)
     }
 
@@ -41,9 +45,7 @@ struct RawStoreTests {
         #expect(settings.synchronous == 2)
         #expect(settings.walAutocheckpoint == 4_000)
         #expect(settings.journalMode == "wal")
-        let queue = try DatabaseQueue(path: path)
-        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM pending WHERE app = 'a'") } == 10)
-        try queue.close()
+        #expect(try pendingCount(app: "a", path: path) == 10)
     }
 
     @Test("a row SQLite refuses: SQLite's error, the open transaction rolled back, the earlier ones kept")
@@ -58,9 +60,28 @@ struct RawStoreTests {
         } throws: { error in
             (error as? DatabaseError)?.resultCode == .SQLITE_CONSTRAINT
         }
+        #expect(try pendingCount(app: "a", path: path) == 2)
+    }
+
+    /// The pending rows of `app` in the store file at `path`.
+    private func pendingCount(app: String, path: String) throws -> Int? {
         let queue = try DatabaseQueue(path: path)
-        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM pending WHERE app = 'a'") } == 2)
-        try queue.close()
+        defer { try? queue.close() }
+        return try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending WHERE app = ?", arguments: [app])
+        }
+    }
+
+    /// A store of 16 KiB pages checkpoints its log at the same 16 MiB as the store's 4,000 pages of 4 KiB.
+    @Test("SQLite's own insert into a store of 16 KiB pages checkpoints at 1,024 pages")
+    func largePagesCheckpointAtSixteenMebibytes() throws {
+        let (path, folder) = try freshStore(pageSize: 16_384)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = RawRowGenerator(seed: 2, prefix: "p")
+        let (_, settings) = try SQLiteFloor.insert(try generator.next(3), appID: "a", path: path)
+        #expect(settings.pageSize == 16_384)
+        #expect(settings.walAutocheckpoint == 1_024)
+        #expect(try pendingCount(app: "a", path: path) == 3)
     }
 
     @Test("the sort by fire date is stable")
